@@ -1,0 +1,20 @@
+/** Codes for faults that stop the program at startup or reveal a programming error. */
+export type ErrorCode =
+  | "CONDA_NOT_FOUND"
+  | "PYTHON_NOT_FOUND"
+  | "STANDALONE_CONDA"
+  | "INTROSPECTION_FAILED"
+  | "UNSUPPORTED_CONDA"
+  | "INVALID_OPTION"
+  | "INTERNAL";
+
+/** The one error class this program throws; expected outcomes are values, not exceptions. */
+export class CondaMcpError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(message: string, code: ErrorCode) {
+    super(message);
+    this.name = "CondaMcpError";
+    this.code = code;
+  }
+}

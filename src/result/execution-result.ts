@@ -1,0 +1,19 @@
+/** Why a process stopped: the first reason wins. */
+export type StopReason = "exited" | "timed_out" | "cancelled" | "spawn_failed";
+
+/** The one result shape of every execution, whether conda succeeded, failed or timed out. */
+export interface ExecutionResult {
+  /** Exit code, or null when the process was killed (timeout, cancel) or never started. */
+  exit_code: number | null;
+  stdout: string;
+  stderr: string;
+  duration_ms: number;
+  /** stdout parsed when it is exactly one complete JSON document and not truncated, else null. */
+  parsed_json: unknown;
+  timed_out: boolean;
+  cancelled: boolean;
+  stdout_truncated: boolean;
+  stderr_truncated: boolean;
+  /** The discovery fingerprint changed during the run (e.g. a plugin was installed). */
+  restart_required: boolean;
+}
