@@ -1,0 +1,281 @@
+import type { RawAction, RawParser } from "../discover/raw-tree.ts";
+import { assignToolNames } from "./assign-tool-names.ts";
+import type {
+  Catalog,
+  CatalogCommand,
+  Diagnostic,
+  ExclusiveGroup,
+  Param,
+  ParamShape,
+} from "./catalog-types.ts";
+import { classifyAction } from "./classify-action.ts";
+
+// conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
+const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
+
+/** Builds the catalog of terminal commands from the introspected argparse tree. */
+export function buildCatalog(root: RawParser): Catalog {
+  const diagnostics: Diagnostic[] = [];
+  const commands: CatalogCommand[] = [];
+  for (const sub of root.subcommands) collectCommands(sub, [], commands, diagnostics);
+
+  const names = assignToolNames(commands.filter((c) => c.status === "tool").map((c) => c.path));
+  for (const command of commands) {
+    if (command.status === "tool") command.toolName = names.get(command.path.join(" ")) ?? null;
+  }
+  return { commands, diagnostics };
+}
+
+/** The subparsers action of a parser, if it has one. */
+function subparsersOf(parser: RawParser): RawAction | undefined {
+  return parser.actions.find((a) => a.subparsers !== undefined);
+}
+
+/** Walks the tree; a parser is a command when it has no subcommands or can run without one. */
+function collectCommands(
+  parser: RawParser,
+  aliasPrefixes: string[][],
+  out: CatalogCommand[],
+  diagnostics: Diagnostic[],
+): void {
+  const aliases = aliasPathsOf(parser, aliasPrefixes);
+  const subparsers = subparsersOf(parser);
+  const ownParams = parser.actions.filter((a) => classifyAction(a).kind !== "skip");
+  const hasChildren = parser.subcommands.length > 0;
+
+  if (hasChildren) {
+    const childRequired = subparsers?.subparsers?.required ?? false;
+    // An optional subcommand with options of its own makes the parent runnable by itself;
+    // without options it only prints help (conda's `env`, `plugins`), which no agent needs.
+    if (!childRequired && ownParams.length > 0)
+      out.push(describeCommand(parser, aliases, diagnostics));
+    if (ownParams.some((a) => a.required)) {
+      diagnostics.push({
+        path: parser.path,
+        level: "warning",
+        message:
+          "required options before the subcommand are not served; its subcommands are raw-only",
+      });
+    }
+    for (const sub of parser.subcommands) {
+      const before = out.length;
+      collectCommands(sub, aliases, out, diagnostics);
+      if (ownParams.some((a) => a.required)) {
+        for (const command of out.slice(before))
+          markRawOnly(command, "its parent command requires options that tools cannot pass");
+      }
+    }
+    return;
+  }
+  out.push(describeCommand(parser, aliases, diagnostics));
+}
+
+/** Alias paths of a parser: its names under its parent's canonical path and alias paths. */
+function aliasPathsOf(parser: RawParser, parentAliases: string[][]): string[][] {
+  const prefixes = [parser.path.slice(0, -1), ...parentAliases];
+  const canonical = parser.path.join(" ");
+  const paths = new Map<string, string[]>();
+  for (const prefix of prefixes) {
+    // `command` holds the whole path for nested parsers; the last path token is the name.
+    for (const name of [parser.path[parser.path.length - 1] ?? parser.command, ...parser.aliases]) {
+      const path = [...prefix, name];
+      const key = path.join(" ");
+      if (key !== canonical) paths.set(key, path);
+    }
+  }
+  return [...paths.values()];
+}
+
+function markRawOnly(command: CatalogCommand, reason: string): void {
+  if (command.status !== "tool") return;
+  command.status = "raw_only";
+  command.reason = reason;
+}
+
+/** One command: its params, groups, and whether it can be a typed tool. */
+function describeCommand(
+  parser: RawParser,
+  aliases: string[][],
+  diagnostics: Diagnostic[],
+): CatalogCommand {
+  const command: CatalogCommand = {
+    path: parser.path,
+    aliases,
+    toolName: null,
+    status: "tool",
+    reason: null,
+    summary: firstLine(parser.help ?? parser.plugin?.summary ?? parser.description ?? ""),
+    description: (parser.description ?? parser.help ?? "").trim(),
+    params: [],
+    exclusiveGroups: [],
+    plugin: parser.plugin
+      ? {
+          name: parser.plugin.plugin_name ?? parser.plugin.name,
+          distribution: parser.plugin.distribution ?? null,
+          external: parser.plugin.external ?? false,
+        }
+      : null,
+    hiddenOptions: 0,
+  };
+
+  if (MOCK_COMMANDS.has(parser.path.join(" "))) {
+    command.status = "excluded";
+    command.reason = "conda's mock command: activation needs the shell function, not a subprocess";
+    return command;
+  }
+
+  if (parser.greedy) {
+    command.params.push({
+      name: "args",
+      dest: "_args",
+      option: null,
+      optionStrings: [],
+      shape: { kind: "passthrough", greedy: true },
+      required: false,
+      description:
+        "Arguments passed to the plugin as they are; this plugin declares no typed options.",
+      deprecated: null,
+      exclusiveGroup: null,
+    });
+    return command;
+  }
+
+  const taken = new Set<string>();
+  const groupIndex = new Map<number, number>();
+  const options: Param[] = [];
+  const positionals: Param[] = [];
+  for (const action of parser.actions) {
+    const verdict = classifyAction(action);
+    if (verdict.kind === "skip") continue;
+    if (verdict.kind === "unsupported") {
+      markRawOnly(command, verdict.reason);
+      diagnostics.push({
+        path: parser.path,
+        level: "warning",
+        message: `raw-only: ${verdict.reason}`,
+      });
+      continue;
+    }
+    if (action.help_suppressed && action.option_strings.length > 0 && !action.required) {
+      command.hiddenOptions++;
+      continue;
+    }
+    const param = describeParam(action, verdict.shape, taken);
+    const group = action.mutually_exclusive_group;
+    if (group) {
+      let index = groupIndex.get(group.index);
+      if (index === undefined) {
+        index = command.exclusiveGroups.length;
+        groupIndex.set(group.index, index);
+        command.exclusiveGroups.push({ members: [], required: group.required });
+      }
+      (command.exclusiveGroups[index] as ExclusiveGroup).members.push(param.name);
+      param.exclusiveGroup = index;
+    }
+    (param.option === null ? positionals : options).push(param);
+  }
+  command.params = [...options, ...positionals];
+  if (positionals.some((p) => p.shape.kind === "passthrough") && options.some(isVariableLength)) {
+    // Nothing could end such an option's values before the REMAINDER list without a `--`,
+    // and conda would keep that `--` in the list.
+    markRawOnly(command, "a REMAINDER positional follows options with a variable number of values");
+  }
+  command.exclusiveGroups = command.exclusiveGroups.filter(
+    (g) => g.members.length > 1 || g.required,
+  );
+  reindexGroups(command);
+  checkPositionalOrder(command);
+  return command;
+}
+
+/** Options whose value list ends only at the next option-looking token. */
+export function isVariableLength(param: Param): boolean {
+  const shape = param.shape;
+  if (shape.kind === "extend_const") return true;
+  if (shape.kind !== "option") return false;
+  return shape.arity.kind === "any" || shape.arity.kind === "some";
+}
+
+/** Keeps param.exclusiveGroup pointing at the filtered groups. */
+function reindexGroups(command: CatalogCommand): void {
+  for (const param of command.params) {
+    if (param.exclusiveGroup === null) continue;
+    const index = command.exclusiveGroups.findIndex((g) => g.members.includes(param.name));
+    param.exclusiveGroup = index === -1 ? null : index;
+  }
+}
+
+/** A REMAINDER positional swallows everything after it, so it must come last. */
+function checkPositionalOrder(command: CatalogCommand): void {
+  const positionals = command.params.filter((p) => p.option === null);
+  const rest = positionals.findIndex((p) => p.shape.kind === "passthrough");
+  if (rest !== -1 && rest !== positionals.length - 1) {
+    markRawOnly(command, "a REMAINDER positional is followed by other positionals");
+  }
+}
+
+/** Property name: first long option without dashes (`--dry-run` → `dry_run`), else the dest. */
+function propertyNameOf(action: RawAction): string {
+  const long = action.option_strings.find((o) => o.startsWith("--"));
+  const source = long ?? action.option_strings[0] ?? action.dest;
+  const name = source.replace(/^-+/, "").replace(/[^A-Za-z0-9_]/g, "_");
+  return name.length > 0 ? name : "arg";
+}
+
+function describeParam(action: RawAction, shape: ParamShape, taken: Set<string>): Param {
+  let name = propertyNameOf(action);
+  for (let n = 2; taken.has(name); n++) name = `${propertyNameOf(action)}_${n}`;
+  taken.add(name);
+  const option =
+    action.option_strings.find((o) => o.startsWith("--")) ?? action.option_strings[0] ?? null;
+  const param: Param = {
+    name,
+    dest: action.dest,
+    option,
+    optionStrings: action.option_strings,
+    shape,
+    required: isRequired(action, shape),
+    description: describeHelp(action),
+    deprecated: action.deprecated?.message ?? null,
+    exclusiveGroup: null,
+  };
+  const shown = shownDefault(action, shape);
+  if (shown !== undefined) param.defaultValue = shown;
+  return param;
+}
+
+// argparse marks '*' and REMAINDER positionals required although they accept zero values.
+function isRequired(action: RawAction, shape: ParamShape): boolean {
+  if (shape.kind === "passthrough") return false;
+  if (shape.kind === "positional")
+    return shape.arity.kind !== "any" && shape.arity.kind !== "optional";
+  return action.required;
+}
+
+function describeHelp(action: RawAction): string {
+  const help = (action.help ?? "").replace(/\s+/g, " ").trim();
+  return help.replaceAll("%(default)s", "").replaceAll("%%", "%");
+}
+
+/**
+ * A default is shown only when it is a plain value a client can act on: booleans, numbers, or
+ * strings among the choices. conda's NULL means "use the configuration" and is never shown;
+ * free-form strings are left out because conda computes some from this machine (paths).
+ */
+function shownDefault(action: RawAction, shape: ParamShape): unknown {
+  if (action.default_is_conda_NULL || action.default_is_suppress) return undefined;
+  const value = action.default;
+  if (value === null || value === undefined) return undefined;
+  if (shape.kind === "flag" || shape.kind === "toggle" || shape.kind === "count") return undefined;
+  const choices = "value" in shape ? shape.value.choices : null;
+  const isShown = (v: unknown) =>
+    typeof v === "number" ||
+    typeof v === "boolean" ||
+    (typeof v === "string" && (choices?.includes(v) ?? false));
+  if (Array.isArray(value)) return value.length > 0 && value.every(isShown) ? value : undefined;
+  return isShown(value) ? value : undefined;
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0]?.trim() ?? "";
+}

@@ -1,0 +1,192 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import type { Arity, CatalogCommand, Param, ValueSpec } from "../catalog/catalog-types.ts";
+
+/** Longest accepted string value; Linux refuses single arguments over 128 KiB anyway. */
+export const MAX_STRING_LENGTH = 65_536;
+/** Most values one array parameter accepts. */
+export const MAX_ARRAY_ITEMS = 1_024;
+/** Highest accepted count (`-v` given this many times). */
+export const MAX_COUNT = 16;
+
+// Every schema carries its own expectation message so that no valibot default (which quotes
+// the received value) can reach a client.
+const NO_NUL = /^[^\0]*$/;
+const NO_NUL_NO_LEADING_DASH = /^(?!-)[^\0]*$/;
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** A JSON object schema as MCP's tools/list carries it. */
+export interface ToolInputJsonSchema {
+  type: "object";
+  properties: Record<string, object>;
+  required: string[];
+  additionalProperties: false;
+  [key: string]: unknown;
+}
+
+/** A tool's input schema twice: valibot for validation, JSON Schema for clients. */
+export interface ToolSchema {
+  validator: v.GenericSchema<unknown, Record<string, unknown>>;
+  jsonSchema: ToolInputJsonSchema;
+}
+
+/** A string that may become its own argv token must not look like an option. */
+function stringSchema(separateToken: boolean): AnySchema {
+  const content = separateToken
+    ? v.regex(
+        NO_NUL_NO_LEADING_DASH,
+        "a string that does not start with '-' and has no NUL characters",
+      )
+    : v.regex(NO_NUL, "a string without NUL characters");
+  return v.pipe(
+    v.string("a string"),
+    v.maxLength(MAX_STRING_LENGTH, `a string of at most ${MAX_STRING_LENGTH} characters`),
+    content,
+  ) as AnySchema;
+}
+
+function scalarSchema(value: ValueSpec, separateToken: boolean): AnySchema {
+  if (value.choices !== null) {
+    return v.picklist(
+      value.choices,
+      `one of ${value.choices.map((c) => JSON.stringify(c)).join(", ")}`,
+    );
+  }
+  switch (value.type) {
+    case "integer":
+      return v.pipe(v.number("an integer"), v.safeInteger("an integer")) as AnySchema;
+    case "number":
+      return v.pipe(v.number("a number"), v.finite("a finite number")) as AnySchema;
+    default:
+      return stringSchema(separateToken);
+  }
+}
+
+function arraySchema(item: AnySchema, minItems: number, maxItems = MAX_ARRAY_ITEMS): AnySchema {
+  const what =
+    minItems === maxItems
+      ? `exactly ${minItems} values`
+      : `an array of ${minItems} to ${maxItems} values`;
+  return v.pipe(
+    v.array(item, "an array"),
+    v.minLength(minItems, what),
+    v.maxLength(maxItems, what),
+  ) as AnySchema;
+}
+
+/** Values of one occurrence: a scalar, or an array when the arity takes several. */
+function occurrenceSchema(arity: Arity, value: ValueSpec, isPositional: boolean): AnySchema {
+  switch (arity.kind) {
+    case "one":
+      // Options pass one value as `--opt=value`, so a leading dash is safe there.
+      return scalarSchema(value, isPositional);
+    case "optional":
+      return isPositional
+        ? scalarSchema(value, true)
+        : v.union([v.literal(true), scalarSchema(value, false)], "true, or a value");
+    case "any":
+      return arraySchema(scalarSchema(value, true), 0);
+    case "some":
+      return arraySchema(scalarSchema(value, true), 1);
+    case "exactly":
+      return arraySchema(
+        scalarSchema(value, arity.count > 1 || isPositional),
+        arity.count,
+        arity.count,
+      );
+  }
+}
+
+function paramSchema(param: Param): AnySchema {
+  const shape = param.shape;
+  switch (shape.kind) {
+    case "flag":
+    case "toggle":
+      return v.boolean("a boolean");
+    case "count":
+      return v.pipe(
+        v.number("a non-negative integer"),
+        v.integer("a non-negative integer"),
+        v.minValue(0, "a non-negative integer"),
+        v.maxValue(MAX_COUNT, `an integer of at most ${MAX_COUNT}`),
+      ) as AnySchema;
+    case "option": {
+      const occurrence = occurrenceSchema(shape.arity, shape.value, false);
+      return shape.repeat ? arraySchema(occurrence, 0) : occurrence;
+    }
+    case "extend_const":
+      return arraySchema(scalarSchema(shape.value, true), 0);
+    case "positional":
+      return occurrenceSchema(shape.arity, shape.value, true);
+    case "passthrough":
+      return arraySchema(stringSchema(false), 0);
+  }
+}
+
+/** The client-facing explanation of one parameter: conda's help plus how it is passed. */
+export function describeParam(param: Param, command: CatalogCommand): string {
+  const parts: string[] = [];
+  if (param.deprecated) parts.push(`DEPRECATED: ${param.deprecated}`);
+  else if (param.description) parts.push(param.description);
+  const shape = param.shape;
+  if (param.option !== null) {
+    const spelled = param.optionStrings.join("/");
+    if (shape.kind === "toggle")
+      parts.push(`true passes ${param.option}, false passes ${shape.negativeOption}.`);
+    else if (shape.kind === "flag") parts.push(`true passes ${spelled}.`);
+    else if (shape.kind === "count") parts.push(`Passes ${spelled} this many times.`);
+    else if (shape.kind === "extend_const")
+      parts.push(`Passes ${spelled}; an empty array passes it without values.`);
+    else if (shape.kind === "option" && shape.repeat)
+      parts.push(`Passes ${spelled} once per item.`);
+    else parts.push(`Passes ${spelled}.`);
+  } else if (shape.kind === "passthrough") {
+    parts.push(
+      shape.greedy
+        ? "Passed to the plugin unchanged."
+        : "Passed unchanged after all options; the first item must not start with '-'.",
+    );
+  }
+  if (param.exclusiveGroup !== null) {
+    const others =
+      command.exclusiveGroups[param.exclusiveGroup]?.members.filter((m) => m !== param.name) ?? [];
+    if (others.length > 0) parts.push(`Cannot be combined with: ${others.join(", ")}.`);
+  }
+  return parts.join(" ");
+}
+
+/** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
+export function buildInputSchema(command: CatalogCommand): ToolSchema {
+  const entries: Record<string, AnySchema> = {};
+  for (const param of command.params) {
+    const description = describeParam(param, command);
+    const metadata: Record<string, unknown> = {};
+    if (param.defaultValue !== undefined) metadata.default = param.defaultValue;
+    if (param.deprecated) metadata.deprecated = true;
+    const schema = v.pipe(
+      paramSchema(param),
+      v.description(description),
+      v.metadata(metadata),
+    ) as AnySchema;
+    entries[param.name] = param.required ? schema : (v.optional(schema) as AnySchema);
+  }
+  const validator = v.strictObject(entries, "an object") as v.GenericSchema<
+    unknown,
+    Record<string, unknown>
+  >;
+  const converted = toJsonSchema(validator, { errorMode: "throw" }) as Record<string, unknown>;
+  const { $schema: _dropped, ...rest } = converted;
+  const groupNotes = command.exclusiveGroups
+    .filter((g) => g.required)
+    .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
+  const jsonSchema: ToolInputJsonSchema = {
+    ...rest,
+    type: "object",
+    properties: (rest.properties ?? {}) as Record<string, object>,
+    required: (rest.required ?? []) as string[],
+    additionalProperties: false,
+  };
+  if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
+  return { validator, jsonSchema };
+}
