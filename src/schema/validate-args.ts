@@ -53,6 +53,10 @@ export function validateArgs(
   schema: ToolSchema,
   input: unknown,
 ): ValidationResult {
+  // valibot takes an array for an object; tool arguments are always a JSON object.
+  if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
+    return { success: false, issues: [{ path: "/", message: "expected an object" }] };
+  }
   const parsed = v.safeParse(schema.validator, input ?? {}, { message: fallbackMessage });
   if (!parsed.success) {
     const issues = parsed.issues.map((issue) => ({
