@@ -9,6 +9,7 @@ import type {
   ParamShape,
 } from "./catalog-types.ts";
 import { classifyAction } from "./classify-action.ts";
+import { redactSecrets } from "./redact-secrets.ts";
 
 // conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
 const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
@@ -104,8 +105,10 @@ function describeCommand(
     toolName: null,
     status: "tool",
     reason: null,
-    summary: firstLine(parser.help ?? parser.plugin?.summary ?? parser.description ?? ""),
-    description: (parser.description ?? parser.help ?? "").trim(),
+    summary: redactSecrets(
+      firstLine(parser.help ?? parser.plugin?.summary ?? parser.description ?? ""),
+    ),
+    description: redactSecrets((parser.description ?? parser.help ?? "").trim()),
     params: [],
     exclusiveGroups: [],
     plugin: parser.plugin
@@ -236,7 +239,7 @@ function describeParam(action: RawAction, shape: ParamShape, taken: Set<string>)
     shape,
     required: isRequired(action, shape),
     description: describeHelp(action),
-    deprecated: action.deprecated?.message ?? null,
+    deprecated: action.deprecated ? redactSecrets(action.deprecated.message) : null,
     exclusiveGroup: null,
   };
   const shown = shownDefault(action, shape);
@@ -254,7 +257,7 @@ function isRequired(action: RawAction, shape: ParamShape): boolean {
 
 function describeHelp(action: RawAction): string {
   const help = (action.help ?? "").replace(/\s+/g, " ").trim();
-  return help.replaceAll("%(default)s", "").replaceAll("%%", "%");
+  return redactSecrets(help.replaceAll("%(default)s", "").replaceAll("%%", "%"));
 }
 
 /**

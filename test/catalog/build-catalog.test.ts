@@ -38,24 +38,36 @@ describe("the conda 26.7 reference tree", () => {
 
   test("options sharing a dest stay separate params keyed by option string", () => {
     const install = byPath("install");
-    const shared = install?.params.filter((p) => p.dest === "channel_priority").map((p) => p.option);
+    const shared = install?.params
+      .filter((p) => p.dest === "channel_priority")
+      .map((p) => p.option);
     expect(shared).toEqual(["--strict-channel-priority", "--no-channel-priority"]);
-    const modifiers = install?.params.filter((p) => p.dest === "update_modifier").map((p) => p.name);
-    expect(modifiers).toEqual(["freeze_installed", "update_deps", "satisfied_skip_solve", "update_all", "update_specs"]);
+    const modifiers = install?.params
+      .filter((p) => p.dest === "update_modifier")
+      .map((p) => p.name);
+    expect(modifiers).toEqual([
+      "freeze_installed",
+      "update_deps",
+      "satisfied_skip_solve",
+      "update_all",
+      "update_specs",
+    ]);
     expect(install?.exclusiveGroups).toContainEqual({ members: modifiers, required: false });
   });
 
   test("conda's NULL sentinel never becomes a default", () => {
     const nullDests = new Set<string>();
     const walk = (p: RawParser) => {
-      for (const a of p.actions) if (a.default_is_conda_NULL) nullDests.add(`${p.path.join(" ")}:${a.dest}`);
+      for (const a of p.actions)
+        if (a.default_is_conda_NULL) nullDests.add(`${p.path.join(" ")}:${a.dest}`);
       p.subcommands.forEach(walk);
     };
     walk(reference.tree);
     expect(nullDests.size).toBeGreaterThan(200);
     for (const command of catalog.commands) {
       for (const param of command.params) {
-        if (nullDests.has(`${command.path.join(" ")}:${param.dest}`)) expect(param.defaultValue).toBeUndefined();
+        if (nullDests.has(`${command.path.join(" ")}:${param.dest}`))
+          expect(param.defaultValue).toBeUndefined();
       }
     }
   });
@@ -76,10 +88,24 @@ describe("the conda 26.7 reference tree", () => {
 
   test("the same flag keeps its per-command meaning", () => {
     const shapeOf = (path: string) => byPath(path)?.params.find((p) => p.name === "file")?.shape;
-    expect(shapeOf("install")).toMatchObject({ kind: "option", repeat: true, arity: { kind: "one" } });
-    expect(shapeOf("env create")).toMatchObject({ kind: "option", repeat: false, arity: { kind: "any" } });
-    expect(shapeOf("env update")).toMatchObject({ kind: "option", repeat: false, arity: { kind: "one" } });
-    expect(byPath("clean")?.params.find((p) => p.option === "--tempfiles")?.shape.kind).toBe("extend_const");
+    expect(shapeOf("install")).toMatchObject({
+      kind: "option",
+      repeat: true,
+      arity: { kind: "one" },
+    });
+    expect(shapeOf("env create")).toMatchObject({
+      kind: "option",
+      repeat: false,
+      arity: { kind: "any" },
+    });
+    expect(shapeOf("env update")).toMatchObject({
+      kind: "option",
+      repeat: false,
+      arity: { kind: "one" },
+    });
+    expect(byPath("clean")?.params.find((p) => p.option === "--tempfiles")?.shape.kind).toBe(
+      "extend_const",
+    );
   });
 });
 
@@ -113,16 +139,45 @@ function action(overrides: Partial<RawAction>): RawAction {
 }
 
 function tree(children: RawParser[]): RawParser {
-  return { path: [], command: "", prog: "conda", aliases: [], help: null, description: null, greedy: false, plugin: null, mutually_exclusive_groups: [], actions: [], subcommands: children };
+  return {
+    path: [],
+    command: "",
+    prog: "conda",
+    aliases: [],
+    help: null,
+    description: null,
+    greedy: false,
+    plugin: null,
+    mutually_exclusive_groups: [],
+    actions: [],
+    subcommands: children,
+  };
 }
 
 function parser(path: string[], actions: RawAction[], extra: Partial<RawParser> = {}): RawParser {
-  return { path, command: path.join(" "), prog: `conda ${path.join(" ")}`, aliases: [], help: "does things", description: null, greedy: false, plugin: null, mutually_exclusive_groups: [], actions, subcommands: [], ...extra };
+  return {
+    path,
+    command: path.join(" "),
+    prog: `conda ${path.join(" ")}`,
+    aliases: [],
+    help: "does things",
+    description: null,
+    greedy: false,
+    plugin: null,
+    mutually_exclusive_groups: [],
+    actions,
+    subcommands: [],
+    ...extra,
+  };
 }
 
 describe("representability", () => {
   test("an unknown action class makes the command raw-only with a diagnostic instead of failing", () => {
-    const odd = action({ class: "plugin.WeirdAction", mro: ["plugin.WeirdAction", "argparse.Action"], option_strings: ["--weird"] });
+    const odd = action({
+      class: "plugin.WeirdAction",
+      mro: ["plugin.WeirdAction", "argparse.Action"],
+      option_strings: ["--weird"],
+    });
     const result = buildCatalog(tree([parser(["odd"], [odd]), parser(["fine"], [])]));
     expect(result.commands.map((c) => [c.path[0], c.status, c.toolName])).toEqual([
       ["odd", "raw_only", null],
@@ -132,7 +187,11 @@ describe("representability", () => {
   });
 
   test("a subclass of a known action is understood through its MRO", () => {
-    const sub = action({ class: "plugin.MyStore", mro: ["plugin.MyStore", "argparse._StoreAction", "argparse.Action"], option_strings: ["--thing"] });
+    const sub = action({
+      class: "plugin.MyStore",
+      mro: ["plugin.MyStore", "argparse._StoreAction", "argparse.Action"],
+      option_strings: ["--thing"],
+    });
     const result = buildCatalog(tree([parser(["cmd"], [sub])]));
     expect(result.commands[0]?.status).toBe("tool");
     expect(result.commands[0]?.params[0]?.shape.kind).toBe("option");
@@ -140,11 +199,18 @@ describe("representability", () => {
 
   test("a greedy plugin parser becomes one opaque args array", () => {
     const result = buildCatalog(tree([parser(["greet"], [], { greedy: true })]));
-    expect(result.commands[0]?.params.map((p) => [p.name, p.shape])).toEqual([["args", { kind: "passthrough", greedy: true }]]);
+    expect(result.commands[0]?.params.map((p) => [p.name, p.shape])).toEqual([
+      ["args", { kind: "passthrough", greedy: true }],
+    ]);
   });
 
   test("a parent with an optional subcommand and options of its own is a command too", () => {
-    const sp = action({ class: "argparse._SubParsersAction", mro: ["argparse._SubParsersAction", "argparse.Action"], nargs: "A...", subparsers: { required: false, dest: null, names: ["clear"] } });
+    const sp = action({
+      class: "argparse._SubParsersAction",
+      mro: ["argparse._SubParsersAction", "argparse.Action"],
+      nargs: "A...",
+      subparsers: { required: false, dest: null, names: ["clear"] },
+    });
     const parent = parser(["tools"], [sp, action({ option_strings: ["--level"], dest: "level" })], {
       subcommands: [parser(["tools", "clear"], [])],
     });
@@ -164,7 +230,10 @@ describe("tool names", () => {
 
   test("very long paths are cut to 64 characters and stay unique", () => {
     const long = "x".repeat(80);
-    const names = assignToolNames([[long, "a"], [long, "b"]]);
+    const names = assignToolNames([
+      [long, "a"],
+      [long, "b"],
+    ]);
     const values = [...names.values()];
     expect(new Set(values).size).toBe(2);
     for (const name of values) expect(name).toMatch(TOOL_NAME_PATTERN);

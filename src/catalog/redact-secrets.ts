@@ -1,0 +1,14 @@
+// Channel tokens (`/t/<token>/`), URL credentials (`user:password@`) and secret-looking query
+// parameters can reach help texts and diagnostics through a user's .condarc.
+const CHANNEL_TOKEN = /\/t\/[^/\s"'<>]+/g;
+const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^/\s@"'<>]+@/gi;
+const SECRET_QUERY =
+  /([?&](?:token|access_token|api_key|apikey|key|password|secret|auth)=)[^&\s"'<>]+/gi;
+
+/** Replaces credentials embedded in URLs with `<redacted>`; other text is unchanged. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(CHANNEL_TOKEN, "/t/<redacted>")
+    .replace(URL_CREDENTIALS, "$1<redacted>@")
+    .replace(SECRET_QUERY, "$1<redacted>");
+}
