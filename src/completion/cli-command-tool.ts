@@ -1,0 +1,296 @@
+import { compareVersions } from "./compare-versions.ts";
+import type { ManifestReader } from "./create-manifest-reader.ts";
+import { type CommandDescription, describeCommand } from "./describe-command.ts";
+import { readManifest } from "./read-manifest.ts";
+
+/** The MCP tool's name. */
+export const CLI_COMMAND_TOOL_NAME = "conda_cli_command";
+
+/** The tool's description for `tools/list`. */
+export const CLI_COMMAND_TOOL_DESCRIPTION =
+  "Describe one conda command (options, positionals, direct subcommands, exclusive groups) " +
+  "from the conda-completion manifest, without running conda. Read-only.";
+
+/** Most command words accepted in `command_path`. */
+export const MAX_COMMAND_PATH_ITEMS = 16;
+
+/** Longest command word accepted in `command_path`. */
+export const MAX_COMMAND_WORD_LENGTH = 256;
+
+/** conda-completion releases before this wrote TOML (0.1) or a manifest without 0.3's fields. */
+export const MIN_COMPLETION_VERSION = "0.3";
+
+/** JSON Schema of the tool's arguments. */
+export const CLI_COMMAND_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    command_path: {
+      type: "array",
+      description:
+        'Command words after `conda`, e.g. ["env", "remove"]; empty or absent for conda itself. ' +
+        'An executable alias such as "cx" may stand first.',
+      items: { type: "string", minLength: 1, maxLength: MAX_COMMAND_WORD_LENGTH },
+      maxItems: MAX_COMMAND_PATH_ITEMS,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const STRING = { type: "string" } as const;
+const STRING_LIST = { type: "array", items: STRING } as const;
+const NULLABLE_STRING = { type: ["string", "null"] } as const;
+
+const OPTION_SCHEMA = {
+  type: "object",
+  properties: {
+    short: STRING,
+    choices: STRING_LIST,
+    nargs: STRING,
+    completion_type: STRING,
+    description: STRING,
+    metavar: STRING,
+    default: STRING,
+    required: { type: "boolean" },
+    group: STRING,
+  },
+  additionalProperties: false,
+} as const;
+
+const COMPLETION_RULE_SCHEMA = {
+  type: "object",
+  properties: { sources: STRING_LIST, when_options: STRING_LIST },
+  additionalProperties: false,
+} as const;
+
+const POSITIONAL_SCHEMA = {
+  type: "object",
+  properties: {
+    name: STRING,
+    choices: STRING_LIST,
+    nargs: STRING,
+    completion_type: STRING,
+    completion: {
+      type: "object",
+      properties: {
+        sources: STRING_LIST,
+        rules: { type: "array", items: COMPLETION_RULE_SCHEMA },
+      },
+      additionalProperties: false,
+    },
+    description: STRING,
+    metavar: STRING,
+  },
+  required: ["name"],
+  additionalProperties: false,
+} as const;
+
+const RUNTIME_SOURCE_SCHEMA = {
+  type: "object",
+  properties: {
+    kind: STRING,
+    description: STRING,
+    group: STRING,
+    env_var: STRING,
+    env_suffix: STRING_LIST,
+    home_suffix: STRING_LIST,
+    entry_type: STRING,
+    strip_suffix: STRING,
+    max_entries: {
+      description: "An integer; beyond ±(2^53 − 1) given exactly as a decimal string.",
+      type: ["integer", "string"],
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const NAMED_SCHEMA = {
+  type: "object",
+  properties: { name: STRING, summary: STRING, description: STRING },
+  required: ["name"],
+  additionalProperties: false,
+} as const;
+
+/** JSON Schema of the tool's structured result. */
+export const CLI_COMMAND_OUTPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    availability: {
+      type: "string",
+      enum: ["available", "not_installed", "not_generated", "unavailable"],
+    },
+    hint: STRING,
+    reason: STRING,
+    installed_version: STRING,
+    command_path: STRING_LIST,
+    summary: STRING,
+    options: { type: "object", additionalProperties: OPTION_SCHEMA },
+    positionals: { type: "array", items: POSITIONAL_SCHEMA },
+    subcommands: { type: "array", items: NAMED_SCHEMA },
+    exclusive_groups: { type: "array", items: STRING_LIST },
+    runtime_sources: { type: "object", additionalProperties: RUNTIME_SOURCE_SCHEMA },
+    aliases: { type: "array", items: NAMED_SCHEMA },
+    alias_resolution: {
+      type: "object",
+      properties: { alias: STRING, target: STRING_LIST, description: STRING },
+      required: ["alias", "target"],
+      additionalProperties: false,
+    },
+    manifest: {
+      type: "object",
+      properties: {
+        version: { type: "integer" },
+        generated_at: NULLABLE_STRING,
+        plugin_hash: NULLABLE_STRING,
+      },
+      required: ["version", "generated_at", "plugin_hash"],
+      additionalProperties: false,
+    },
+    stale: { type: ["boolean", "null"] },
+  },
+  required: ["availability"],
+  additionalProperties: false,
+} as const;
+
+/** What the server knows about the target conda when the tool is called. */
+export interface CliCommandContext {
+  /** From `locateManifest`. */
+  manifestPath: string;
+  /** The installed conda-completion distribution's version, or null when it is not installed. */
+  installedVersion: string | null;
+  /** `pluginHash` of the target's current entry-point names, or null when unknown. */
+  currentPluginHash: string | null;
+  /** Defaults to an uncached `readManifest`; pass `createManifestReader()` to reuse decodes. */
+  readManifest?: ManifestReader;
+}
+
+/** The tool's structured result when the manifest cannot be used. */
+export interface CliCommandUnavailable {
+  availability: "not_installed" | "not_generated" | "unavailable";
+  hint: string;
+  reason?: string;
+  installed_version?: string;
+}
+
+/** The tool's structured result for a described command. */
+export type CliCommandAvailable = CommandDescription & {
+  availability: "available";
+  installed_version: string;
+  hint?: string;
+};
+
+/** A request the server answers with a JSON-RPC invalid-params error; `message` echoes no input. */
+export interface CliCommandError {
+  error: "invalid_params" | "unknown_command";
+  message: string;
+}
+
+/** The tool's outcome: a structured result, or an invalid-params error for the server to raise. */
+export type CliCommandOutcome = CliCommandAvailable | CliCommandUnavailable | CliCommandError;
+
+const GENERATE_HINT =
+  "Run `conda completion generate` in the environment that runs conda to create the manifest.";
+const REGENERATE_HINT =
+  "Run `conda completion generate` in the environment that runs conda to rewrite the manifest.";
+const INSTALL_HINT =
+  "Install conda-completion 0.3 or newer in the environment that runs conda, then run " +
+  "`conda completion generate`.";
+const UPGRADE_HINT =
+  "Upgrade conda-completion to 0.3 or newer, then run `conda completion generate`.";
+const STALE_HINT =
+  "Plugins were added or removed since the manifest was generated; run " +
+  "`conda completion generate` to refresh it.";
+
+/**
+ * Runs the read-only `conda_cli_command` tool: validates the arguments, checks that a
+ * conda-completion 0.3+ manifest exists, reads it (on every call, so a regenerated file is seen)
+ * and describes the requested command. It never runs conda and never regenerates the file.
+ */
+export async function cliCommandTool(
+  context: CliCommandContext,
+  input: unknown,
+): Promise<CliCommandOutcome> {
+  const parsed = parseInput(input);
+  if ("error" in parsed) return parsed;
+
+  const installed = context.installedVersion;
+  if (installed === null) return { availability: "not_installed", hint: INSTALL_HINT };
+  const order = compareVersions(installed, MIN_COMPLETION_VERSION);
+  if (order === null) {
+    return {
+      availability: "unavailable",
+      reason: "the installed conda-completion version is not a PEP 440 version",
+      hint: UPGRADE_HINT,
+      installed_version: installed,
+    };
+  }
+  if (order < 0) {
+    return {
+      availability: "unavailable",
+      reason: "the installed conda-completion is older than 0.3",
+      hint: UPGRADE_HINT,
+      installed_version: installed,
+    };
+  }
+
+  const read = context.readManifest ?? ((path: string) => readManifest(path));
+  const result = await read(context.manifestPath);
+  if (result.state === "not_generated") {
+    return { availability: "not_generated", hint: GENERATE_HINT, installed_version: installed };
+  }
+  if (result.state === "unavailable") {
+    return {
+      availability: "unavailable",
+      reason: result.reason,
+      hint: REGENERATE_HINT,
+      installed_version: installed,
+    };
+  }
+
+  const description = describeCommand(result.manifest, parsed.commandPath, {
+    currentPluginHash: context.currentPluginHash,
+  });
+  if ("error" in description) {
+    return {
+      error: "unknown_command",
+      message: "command_path: expected a command path present in the completion manifest",
+    };
+  }
+  const output: CliCommandAvailable = {
+    availability: "available",
+    installed_version: installed,
+    ...description,
+  };
+  if (description.stale === true) output.hint = STALE_HINT;
+  return output;
+}
+
+function parseInput(input: unknown): { commandPath: string[] } | CliCommandError {
+  if (input === undefined || input === null) return { commandPath: [] };
+  if (typeof input !== "object" || Array.isArray(input)) {
+    return invalid("arguments: expected an object");
+  }
+  for (const key of Object.keys(input)) {
+    if (key !== "command_path") return invalid("arguments: only command_path is accepted");
+  }
+  const value = Object.hasOwn(input, "command_path")
+    ? (input as { command_path: unknown }).command_path
+    : undefined;
+  if (value === undefined) return { commandPath: [] };
+  if (!Array.isArray(value)) return invalid("command_path: expected an array of strings");
+  if (value.length > MAX_COMMAND_PATH_ITEMS) {
+    return invalid(`command_path: expected at most ${MAX_COMMAND_PATH_ITEMS} items`);
+  }
+  for (const [index, word] of value.entries()) {
+    if (typeof word !== "string" || word.length === 0 || word.length > MAX_COMMAND_WORD_LENGTH) {
+      return invalid(
+        `command_path/${index}: expected a non-empty string of at most ` +
+          `${MAX_COMMAND_WORD_LENGTH} characters`,
+      );
+    }
+  }
+  return { commandPath: value as string[] };
+}
+
+function invalid(message: string): CliCommandError {
+  return { error: "invalid_params", message };
+}
