@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test";
+import { type CallArgs, classifyCall } from "../../src/policy/classify-call.ts";
+import type { CommandClass } from "../../src/policy/command-class.ts";
+
+const cases: [string, CallArgs, CommandClass][] = [
+  // Plain calls get the reviewed class.
+  ["info", {}, "read"],
+  ["list", { name: "base" }, "read"],
+  ["search", { match_spec: "numpy" }, "read"],
+  ["notices", {}, "read"],
+  ["env list", {}, "read"],
+  ["env config vars list", { name: "x" }, "read"],
+  ["install", { packages: ["numpy"] }, "write"],
+  ["create", { name: "x", packages: ["python"] }, "write"],
+  ["update", { update_all: true }, "write"],
+  ["env update", { file: "environment.yml" }, "write"],
+  ["env config vars set", { vars: ["A=1"] }, "write"],
+  ["env config vars unset", { vars: ["A"] }, "write"],
+  ["remove", { package_names: ["numpy"] }, "destructive"],
+  ["remove", { all: true, name: "x" }, "destructive"],
+  ["env remove", { name: "x" }, "destructive"],
+  ["clean", { all: true }, "destructive"],
+  ["rename", { name: "a", destination: "b" }, "destructive"],
+  ["init", { shells: ["bash"] }, "destructive"],
+  ["run", { executable_call: ["python", "-V"] }, "exec"],
+  // --dry-run changes nothing.
+  ["install", { packages: ["numpy"], dry_run: true }, "read"],
+  ["create", { name: "x", dry_run: true }, "read"],
+  ["update", { update_all: true, dry_run: true }, "read"],
+  ["remove", { all: true, name: "x", dry_run: true }, "read"],
+  ["env remove", { name: "x", dry_run: true }, "read"],
+  ["clean", { all: true, dry_run: true }, "read"],
+  ["rename", { name: "a", destination: "b", dry_run: true }, "read"],
+  ["init", { dry_run: true }, "read"],
+  ["install", { packages: ["numpy"], dry_run: false }, "write"],
+  // `env create --yes` deletes an existing target before it looks at --dry-run.
+  ["env create", { name: "x", dry_run: true }, "read"],
+  ["env create", { name: "x", dry_run: true, yes: true }, "write"],
+  // config reads unless it is told to change something.
+  ["config", {}, "read"],
+  ["config", { show: [] }, "read"],
+  ["config", { show: ["channels"], json: true }, "read"],
+  ["config", { show_sources: true }, "read"],
+  ["config", { describe: ["channels"] }, "read"],
+  ["config", { validate: true }, "read"],
+  ["config", { get: ["channels"], file: "x.yml" }, "read"],
+  ["config", { show: false, set: undefined }, "read"],
+  ["config", { set: [["channel_priority", "strict"]] }, "write"],
+  ["config", { append: [["channels", "conda-forge"]] }, "write"],
+  ["config", { prepend: [["channels", "conda-forge"]] }, "write"],
+  ["config", { add: [["channels", "conda-forge"]] }, "write"],
+  ["config", { remove: [["channels", "defaults"]] }, "write"],
+  ["config", { remove_key: ["channels"] }, "write"],
+  ["config", { clear: ["channels"] }, "write"],
+  ["config", { stdin: true }, "write"],
+  ["config", { write_default: true }, "write"],
+  ["config", { set: [] }, "write"],
+  ["config", { some_future_option: "x" }, "write"],
+  // export writes only with a file.
+  ["export", {}, "read"],
+  ["export", { format: "environment-yaml" }, "read"],
+  ["export", { file: "environment.yml" }, "write"],
+  ["env export", { name: "x" }, "read"],
+  ["env export", { name: "x", file: "environment.yml" }, "write"],
+  // doctor and check repair only with --fix, and not under --dry-run.
+  ["doctor", {}, "read"],
+  ["doctor", { fix: true }, "write"],
+  ["doctor", { fix: true, dry_run: true }, "read"],
+  ["check", { fix: true }, "write"],
+  ["check", { list: true }, "read"],
+  // package: --which and --untracked read, --reset deletes, building writes.
+  ["package", { which: ["bin/python"] }, "read"],
+  ["package", { untracked: true }, "read"],
+  ["package", { reset: true }, "destructive"],
+  ["package", { which: ["bin/python"], reset: true }, "destructive"],
+  ["package", { pkg_name: "x" }, "write"],
+  // Overriding a frozen environment's protection is more than a routine change.
+  ["install", { packages: ["numpy"], override_frozen: true }, "destructive"],
+  ["install", { packages: ["numpy"], override_frozen: true, dry_run: true }, "read"],
+  ["remove", { package_names: ["numpy"], override_frozen: true }, "destructive"],
+  ["doctor", { fix: true, override_frozen: true }, "destructive"],
+  // Unknown commands are exec whatever their arguments say.
+  ["greet", { dry_run: true }, "exec"],
+];
+
+describe("classifyCall", () => {
+  test.each(cases)("%s %j is %s", (path, args, expected) => {
+    expect(classifyCall(path.split(" "), args)).toBe(expected);
+  });
+});
