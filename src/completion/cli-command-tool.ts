@@ -110,9 +110,9 @@ const NAMED_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** JSON Schema of the tool's structured result. */
+/** JSON Schema of the tool's structured result (mutable `required`, as the SDK's Tool type wants). */
 export const CLI_COMMAND_OUTPUT_SCHEMA = {
-  type: "object",
+  type: "object" as const,
   properties: {
     availability: {
       type: "string",
@@ -149,7 +149,7 @@ export const CLI_COMMAND_OUTPUT_SCHEMA = {
   },
   required: ["availability"],
   additionalProperties: false,
-} as const;
+};
 
 /** What the server knows about the target conda when the tool is called. */
 export interface CliCommandContext {

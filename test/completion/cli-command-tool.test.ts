@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { type Tool, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CLI_COMMAND_INPUT_SCHEMA,
   CLI_COMMAND_OUTPUT_SCHEMA,
+  CLI_COMMAND_TOOL_DESCRIPTION,
+  CLI_COMMAND_TOOL_NAME,
   type CliCommandContext,
   type CliCommandOutcome,
   cliCommandTool,
@@ -164,7 +167,7 @@ describe("conda_cli_command availability", () => {
     ["truncated", (bytes: Uint8Array) => bytes.subarray(0, bytes.length - 10), "truncated"],
     ["garbage", () => new TextEncoder().encode("\u0000garbage bytes"), "not valid msgpack"],
   ])("a %s file is unavailable with a reason and no server path", async (_t, mangle, reason) => {
-    const { pack } = await import("msgpackr");
+    const { pack } = await import("msgpackr/pack");
     const path = await writeManifestFile(await caseDir(), mangle(pack(await exampleManifest())));
     const out = structured(await cliCommandTool(context({ manifestPath: path }), {}));
     expect(out.availability).toBe("unavailable");
@@ -250,6 +253,18 @@ describe("conda_cli_command arguments", () => {
     // The output schema is strict: a field it does not name fails validation.
     expect(validateOutput({ availability: "available", package_names: [] }).valid).toBe(false);
     expect(validateOutput({ availability: "maybe" }).valid).toBe(false);
+  });
+
+  test("the schemas fit the SDK's Tool type and schema as they are", () => {
+    const tool: Tool = {
+      name: CLI_COMMAND_TOOL_NAME,
+      description: CLI_COMMAND_TOOL_DESCRIPTION,
+      inputSchema: CLI_COMMAND_INPUT_SCHEMA,
+      outputSchema: CLI_COMMAND_OUTPUT_SCHEMA,
+      annotations: { readOnlyHint: true },
+    };
+    expect(ToolSchema.safeParse(tool).success).toBe(true);
+    expect(tool.name).toBe("conda_cli_command");
   });
 });
 

@@ -1,7 +1,8 @@
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pack } from "msgpackr";
+// The pure-JS entry, as in src: the root entry would switch on the native string extractor.
+import { pack } from "msgpackr/pack";
 
 /**
  * The manifest from the shared reference (`conda-completion-0.3-manifest-example.json`): the exact

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Packr, pack } from "msgpackr";
+import { Packr, pack } from "msgpackr/pack";
 import { readManifest } from "../../src/completion/read-manifest.ts";
 import {
   exampleManifest,
@@ -403,5 +403,22 @@ describe("readManifest 64-bit integers", () => {
     expect(result.manifest.runtime_sources.cached_tool?.max_entries).toBe(expected);
     expect(result.manifest.version).toBe(1);
     expect(leafTypes(result.manifest).has("bigint")).toBe(false);
+  });
+});
+
+describe("readManifest's decoder", () => {
+  test("bundles msgpackr's pure-JS entry, never the native addon loader", async () => {
+    const ours = await Bun.build({
+      entrypoints: [join(import.meta.dir, "../../src/completion/read-manifest.ts")],
+      target: "bun",
+    });
+    expect(ours.success).toBe(true);
+    expect(await ours.outputs[0]?.text()).not.toContain("msgpackr-extract");
+    // The package's root entry, by contrast, loads the addon: the check above can fail.
+    const root = await Bun.build({
+      entrypoints: [Bun.resolveSync("msgpackr", import.meta.dir)],
+      target: "bun",
+    });
+    expect(await root.outputs[0]?.text()).toContain("msgpackr-extract");
   });
 });
