@@ -95,6 +95,13 @@ export interface IntrospectionResult {
   /** Directories on the target's `sys.path`; the fingerprint scans them for dist-info. */
   site_dirs: string[];
   external_plugins: RawPluginDistribution[];
+  /** conda-completion facts that need the target's Python (absent from older dumps). */
+  completion?: {
+    /** `platformdirs.user_cache_dir("conda")`, or null when platformdirs is missing. */
+    cache_dir: string | null;
+    /** Installed version of the `conda-completion` distribution, or null. */
+    distribution_version: string | null;
+  };
   tree: RawParser;
 }
 

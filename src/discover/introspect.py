@@ -1,0 +1,573 @@
+"""Dump conda's argparse tree as one JSON document on stdout (conda-mcp's introspection).
+
+Run by the target conda's own interpreter (source on stdin, `python -B -`). It builds the parser
+the way `conda.cli.main.main_subshell` does and describes every parser and action without
+running any command. stdout carries exactly one JSON document: an IntrospectionResult
+(`"ok": true`) or an IntrospectionFailure (`"ok": false`). Nothing is written to disk.
+Supports conda 23.x to 26.x; API differences are guarded by feature checks.
+"""
+
+import json
+import os
+import sys
+
+OLDEST_SUPPORTED_MAJOR = 23
+
+
+class Failure(Exception):
+    """An expected way to fail, reported as an IntrospectionFailure document."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _drop_script_dir():
+    # `python -` and `python -c` put the current directory first on sys.path, so a stray
+    # conda.py there would shadow conda. The `conda` entry script never sees the cwd.
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
+def qualname(obj):
+    """`module.QualName` of a class or function; builtins keep their bare name."""
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if module in (None, "builtins"):
+        return name
+    return f"{module}.{name}"
+
+
+def class_name(cls):
+    """`module.QualName` of a class, builtins included (`builtins.PendingDeprecationWarning`)."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def safe_repr(value):
+    try:
+        return repr(value)
+    except Exception as error:  # a broken __repr__ must not stop the dump
+        return f"<unrepresentable {type(value).__name__}: {type(error).__name__}>"
+
+
+def to_json(value, _depth=0):
+    """(ok, value): the value as plain JSON when it is one, else (False, None)."""
+    if value is None or isinstance(value, (bool, str)):
+        return True, value
+    if isinstance(value, int):
+        return True, value
+    if isinstance(value, float):
+        return (value == value and value not in (float("inf"), float("-inf"))), value
+    if _depth > 20:
+        return False, None
+    if isinstance(value, (list, tuple)):
+        items = []
+        for item in value:
+            ok, plain = to_json(item, _depth + 1)
+            if not ok:
+                return False, None
+            items.append(plain)
+        return True, items
+    if isinstance(value, dict):
+        mapping = {}
+        for key, item in value.items():
+            ok, plain = to_json(item, _depth + 1)
+            if not ok or not isinstance(key, str):
+                return False, None
+            mapping[key] = plain
+        return True, mapping
+    return False, None
+
+
+def find_null_sentinels():
+    """conda's NULL objects, wherever this version defines them."""
+    sentinels = []
+    for module_name in ("conda.base.constants", "conda.common.constants", "conda.auxlib"):
+        try:
+            module = __import__(module_name, fromlist=["NULL"])
+        except Exception:
+            continue
+        null = getattr(module, "NULL", None)
+        if null is not None and all(null is not known for known in sentinels):
+            sentinels.append(null)
+    return sentinels
+
+
+NARGS_KINDS = {
+    None: "None (exactly one value, or flag for 0-arg actions)",
+    "?": "OPTIONAL",
+    "*": "ZERO_OR_MORE",
+    "+": "ONE_OR_MORE",
+    "...": "REMAINDER",
+    "A...": "PARSER",
+}
+
+
+def collection_kind(value):
+    """`list`, `tuple`, or `dict-keys` for a mapping (argparse checks membership in its keys)."""
+    if isinstance(value, dict):
+        return "dict-keys"
+    return type(value).__name__
+
+
+class TreeDumper:
+    """Describes parsers and actions; holds what every description needs."""
+
+    def __init__(self, argparse_module, nulls, plugin_index):
+        self.argparse = argparse_module
+        self.nulls = nulls
+        self.plugin_index = plugin_index
+
+    def is_null(self, value):
+        return any(value is null for null in self.nulls)
+
+    def value_fields(self, value, prefix):
+        suppress = self.argparse.SUPPRESS
+        if self.is_null(value):
+            return {f"{prefix}_repr": "NULL", prefix: None, "null": True, "suppress": False}
+        ok, plain = to_json(value)
+        return {
+            f"{prefix}_repr": safe_repr(value),
+            prefix: plain if ok else None,
+            "null": False,
+            "suppress": isinstance(value, str) and value == suppress,
+        }
+
+    def choices_of(self, action):
+        argparse = self.argparse
+        if isinstance(action, argparse._SubParsersAction):
+            return None, None
+        lazy = hasattr(action, "choices_func")
+        choices = action.choices
+        if choices is None:
+            return None, None
+        kind = collection_kind(choices)
+        values = []
+        for choice in choices:
+            ok, plain = to_json(choice)
+            values.append(plain if ok else safe_repr(choice))
+        return values, (f"lazy:{kind}" if lazy else kind)
+
+    def deprecation_of(self, action):
+        if not hasattr(action, "deprecation"):
+            return None
+        mro = type(action).__mro__
+        wrapped = None
+        for index, cls in enumerate(mro):
+            if cls.__name__ == "DeprecationMixin" and index + 1 < len(mro):
+                wrapped = class_name(mro[index + 1])
+                break
+        category = getattr(action, "category", None)
+        return {
+            "message": str(action.deprecation),
+            "category": class_name(category) if isinstance(category, type) else safe_repr(category),
+            "wrapped_action": wrapped,
+        }
+
+    def describe_action(self, action, group_of, exclusive_of):
+        argparse = self.argparse
+        cls = type(action)
+        const = self.value_fields(action.const, "const")
+        default = self.value_fields(action.default, "default")
+        choices, choices_kind = self.choices_of(action)
+        type_callable = action.type
+        help_text = action.help
+        help_suppressed = help_text == argparse.SUPPRESS
+        metavar = action.metavar
+        if isinstance(metavar, tuple):
+            metavar = list(metavar)
+        elif metavar is not None and not isinstance(metavar, str):
+            metavar = safe_repr(metavar)
+        nargs = action.nargs
+        described = {
+            "class": class_name(cls),
+            "mro": [class_name(base) for base in cls.__mro__ if base is not object],
+            "option_strings": list(action.option_strings),
+            "positional": not action.option_strings,
+            "dest": action.dest,
+            "nargs": nargs,
+            "nargs_kind": "int" if isinstance(nargs, int) else NARGS_KINDS.get(nargs, str(nargs)),
+            "const_repr": const["const_repr"],
+            "const": const["const"],
+            "default_repr": default["default_repr"],
+            "default": default["default"],
+            "default_is_suppress": default["suppress"],
+            "default_is_conda_NULL": default["null"],
+            "type": None
+            if type_callable is None
+            else getattr(type_callable, "__name__", None) or safe_repr(type_callable),
+            "type_qualname": None if type_callable is None else qualname(type_callable),
+            "choices": choices,
+            "choices_kind": choices_kind,
+            "required": bool(action.required),
+            "help": None if help_suppressed or help_text is None else str(help_text),
+            "help_suppressed": help_suppressed,
+            "metavar": metavar,
+            "argument_group": group_of.get(id(action)),
+            "mutually_exclusive_group": exclusive_of.get(id(action)),
+            "deprecated": self.deprecation_of(action),
+        }
+        if hasattr(action, "choices_func"):
+            described["choices_func"] = qualname(action.choices_func)
+        if isinstance(action, argparse._VersionAction):
+            described["version"] = getattr(action, "version", None)
+        if isinstance(action, argparse._SubParsersAction):
+            described["subparsers"] = {
+                "required": bool(action.required),
+                "dest": action.dest,
+                "parser_class": class_name(action._parser_class),
+                "greedy_subparsers_action": cls.__name__ == "_GreedySubParsersAction",
+                "names": list(action._name_parser_map),
+            }
+        return described
+
+    def plugin_of(self, parser):
+        subcommand = parser._defaults.get("_plugin_subcommand")
+        if subcommand is None:
+            return None
+        name = getattr(subcommand, "name", None)
+        plugin_name, distribution = self.plugin_index.get(name, (None, None))
+        action = getattr(subcommand, "action", None)
+        configure = getattr(subcommand, "configure_parser", None)
+        return {
+            "name": name,
+            "aliases": list(getattr(subcommand, "aliases", None) or ()),
+            "summary": getattr(subcommand, "summary", None),
+            "action": qualname(action) if action is not None else None,
+            "configure_parser": qualname(configure) if configure is not None else None,
+            "plugin_name": plugin_name,
+            "distribution": distribution,
+            "external": distribution is not None,
+        }
+
+    def describe_parser(self, parser, path, aliases, help_text):
+        argparse = self.argparse
+        group_of = {}
+        argument_groups = []
+        for group in parser._action_groups:
+            argument_groups.append(
+                {
+                    "title": group.title,
+                    "description": group.description,
+                    "dests": [action.dest for action in group._group_actions],
+                }
+            )
+            for action in group._group_actions:
+                group_of.setdefault(id(action), group.title)
+        exclusive_of = {}
+        exclusive_groups = []
+        for index, group in enumerate(parser._mutually_exclusive_groups):
+            container = getattr(group, "_container", None)
+            exclusive_groups.append(
+                {
+                    "index": index,
+                    "required": bool(group.required),
+                    "container_title": getattr(container, "title", None),
+                    "actions": [
+                        action.option_strings[-1] if action.option_strings else action.dest
+                        for action in group._group_actions
+                    ],
+                }
+            )
+            for action in group._group_actions:
+                exclusive_of[id(action)] = {"index": index, "required": bool(group.required)}
+
+        actions = []
+        subcommands = []
+        for action in parser._actions:
+            actions.append(self.describe_action(action, group_of, exclusive_of))
+            if isinstance(action, argparse._SubParsersAction):
+                subcommands.extend(self.describe_subparsers(action, path))
+
+        help_actions = [a for a in parser._actions if isinstance(a, argparse._HelpAction)]
+        defaults = {}
+        for key, value in parser._defaults.items():
+            ok, plain = to_json(value)
+            defaults[key] = plain if ok else ("NULL" if self.is_null(value) else safe_repr(value))
+        return {
+            "path": list(path),
+            "command": " ".join(path),
+            "prog": parser.prog,
+            "aliases": aliases,
+            "help": help_text,
+            "description": parser.description,
+            "epilog": parser.epilog,
+            "usage": parser.usage,
+            "parser_class": class_name(type(parser)),
+            "formatter_class": class_name(parser.formatter_class)
+            if isinstance(parser.formatter_class, type)
+            else safe_repr(parser.formatter_class),
+            "add_help": bool(help_actions),
+            "help_option_strings": list(help_actions[0].option_strings) if help_actions else [],
+            "greedy": bool(getattr(parser, "greedy", False)),
+            "prefix_chars": parser.prefix_chars,
+            "allow_abbrev": bool(parser.allow_abbrev),
+            "defaults": defaults,
+            "plugin": self.plugin_of(parser),
+            "argument_groups": argument_groups,
+            "mutually_exclusive_groups": exclusive_groups,
+            "actions": actions,
+            "subcommands": subcommands,
+        }
+
+    def describe_subparsers(self, action, path):
+        help_by_name = {}
+        canonical = []
+        for choice_action in action._choices_actions:
+            help_by_name[choice_action.dest] = choice_action.help
+            canonical.append(choice_action.dest)
+        names_by_parser = {}
+        for name, parser in action._name_parser_map.items():
+            names_by_parser.setdefault(id(parser), []).append(name)
+        described = []
+        seen = set()
+        # Subparsers added with help=SUPPRESS have no choice action: fall back to map order.
+        for name in canonical + list(action._name_parser_map):
+            parser = action._name_parser_map.get(name)
+            if parser is None or id(parser) in seen:
+                continue
+            seen.add(id(parser))
+            aliases = [other for other in names_by_parser[id(parser)] if other != name]
+            help_text = help_by_name.get(name)
+            if help_text == self.argparse.SUPPRESS:
+                help_text = None
+            described.append(self.describe_parser(parser, [*path, name], aliases, help_text))
+        described.sort(key=lambda item: item["path"][-1])
+        return described
+
+
+def import_conda():
+    try:
+        import conda
+    except Exception as error:
+        raise Failure("IMPORT_FAILED", f"could not import conda ({type(error).__name__}: {error})")
+    version = str(getattr(conda, "__version__", "") or "")
+    major = version.split(".", 1)[0]
+    if not major.isdigit():
+        raise Failure("UNSUPPORTED_CONDA", f"conda reports no usable version ({version!r})")
+    if int(major) < OLDEST_SUPPORTED_MAJOR:
+        raise Failure(
+            "UNSUPPORTED_CONDA",
+            f"conda {version} is older than {OLDEST_SUPPORTED_MAJOR}.1, the oldest supported",
+        )
+    try:
+        from conda.cli import conda_argparse
+    except Exception as error:
+        raise Failure(
+            "IMPORT_FAILED",
+            f"could not import conda.cli.conda_argparse ({type(error).__name__}: {error})",
+        )
+    if not callable(getattr(conda_argparse, "generate_parser", None)):
+        raise Failure(
+            "UNSUPPORTED_CONDA", f"conda {version} has no conda.cli.conda_argparse.generate_parser"
+        )
+    return conda, version, conda_argparse
+
+
+def call_flexibly(function, **kwargs):
+    """Call with keyword arguments, or without when this conda's signature lacks them."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return function(**kwargs)
+    accepts_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    usable = {k: v for k, v in kwargs.items() if accepts_any or k in parameters}
+    return function(**usable)
+
+
+def plugin_manager_of(context):
+    manager = getattr(context, "plugin_manager", None)
+    if manager is not None:
+        return manager
+    try:
+        from conda.plugins.manager import get_plugin_manager
+    except Exception:
+        return None
+    return get_plugin_manager()
+
+
+def build_parser():
+    """Build conda's full parser as `main_subshell` does; returns (parser, conda_version)."""
+    _drop_script_dir()
+    _conda, version, conda_argparse = import_conda()
+    try:
+        from conda.base.context import context
+    except Exception as error:
+        raise Failure(
+            "IMPORT_FAILED", f"could not import conda's context ({type(error).__name__}: {error})"
+        )
+    try:
+        pre_args = None
+        if callable(getattr(conda_argparse, "generate_pre_parser", None)):
+            pre_parser = call_flexibly(conda_argparse.generate_pre_parser, add_help=False)
+            pre_args, _unknown = pre_parser.parse_known_args([])
+        call_flexibly(context.__init__, argparse_args=pre_args)
+        if getattr(context, "no_plugins", False):
+            manager = plugin_manager_of(context)
+            if manager is not None and hasattr(manager, "disable_external_plugins"):
+                manager.disable_external_plugins()
+            call_flexibly(context.__init__, argparse_args=pre_args)
+        parser = call_flexibly(conda_argparse.generate_parser, add_help=True)
+    except Failure:
+        raise
+    except BaseException as error:
+        raise Failure(
+            "PARSER_FAILED",
+            f"conda {version} could not build its parser ({type(error).__name__}: {error})",
+        )
+    return parser, version, context
+
+
+def subcommand_plugin_index(context):
+    """Subcommand name → (registered plugin name, distribution name or None)."""
+    manager = plugin_manager_of(context)
+    index = {}
+    if manager is None:
+        return index
+    distribution_of = {}
+    try:
+        for plugin, dist in manager.list_plugin_distinfo():
+            name = manager.get_name(plugin)
+            metadata = getattr(dist, "metadata", None)
+            project = getattr(dist, "project_name", None) or (metadata["Name"] if metadata else None)
+            if name:
+                distribution_of[name] = project
+    except Exception:
+        pass
+    try:
+        impls = manager.hook.conda_subcommands.get_hookimpls()
+    except Exception:
+        return index
+    for impl in impls:
+        try:
+            for subcommand in impl.function() or ():
+                index.setdefault(
+                    subcommand.name, (impl.plugin_name, distribution_of.get(impl.plugin_name))
+                )
+        except Exception:
+            continue
+    return index
+
+
+def external_plugins():
+    """Distributions with entry points in group `conda`, and the hooks their modules define."""
+    from importlib.metadata import distributions
+
+    found = []
+    seen = set()
+    for dist in distributions():
+        try:
+            name = dist.metadata["Name"]
+            entry_points = [ep for ep in dist.entry_points if ep.group == "conda"]
+        except Exception:
+            continue
+        if not name or not entry_points or name.lower() in seen:
+            continue
+        seen.add(name.lower())
+        hooks = set()
+        plugin_names = []
+        errors = []
+        for entry_point in entry_points:
+            module_name = entry_point.value.split(":", 1)[0].strip()
+            try:
+                target = entry_point.load()
+            except BaseException as error:
+                errors.append(f"{entry_point.name}: {type(error).__name__}: {error}")
+                continue
+            plugin_names.append(getattr(target, "__name__", module_name))
+            for attr in dir(target):
+                if attr.startswith("conda_") and hasattr(getattr(target, attr, None), "conda_impl"):
+                    hooks.add(attr[len("conda_"):])
+        record = {
+            "project_name": name,
+            "version": dist.version,
+            "plugin_names": plugin_names,
+            "entry_points": [
+                {"name": ep.name, "value": ep.value, "group": ep.group} for ep in entry_points
+            ],
+            "hooks": sorted(hooks),
+        }
+        if errors:
+            record["import_error"] = "; ".join(errors)
+        found.append(record)
+    found.sort(key=lambda record: record["project_name"].lower())
+    return found
+
+
+def completion_facts():
+    """Where conda-completion keeps its manifest, and which version of it is installed."""
+    try:
+        import platformdirs
+
+        cache_dir = platformdirs.user_cache_dir("conda")
+    except Exception:
+        cache_dir = None
+    try:
+        from importlib.metadata import version
+
+        distribution_version = version("conda-completion")
+    except Exception:
+        distribution_version = None
+    return {"cache_dir": cache_dir, "distribution_version": distribution_version}
+
+
+def site_dirs():
+    dirs = []
+    for entry in sys.path:
+        path = os.path.abspath(entry or os.curdir)
+        if os.path.isdir(path) and path not in dirs:
+            dirs.append(path)
+    return dirs
+
+
+def introspect():
+    import argparse
+    import platform
+
+    parser, version, context = build_parser()
+    dumper = TreeDumper(argparse, find_null_sentinels(), subcommand_plugin_index(context))
+    try:
+        tree = dumper.describe_parser(parser, [], [], None)
+    except BaseException as error:
+        raise Failure("PARSER_FAILED", f"could not describe conda's parser ({type(error).__name__}: {error})")
+    return {
+        "ok": True,
+        "conda_version": version,
+        "python_version": platform.python_version(),
+        "python_executable": sys.executable,
+        "site_dirs": site_dirs(),
+        "external_plugins": external_plugins(),
+        "completion": completion_facts(),
+        "tree": tree,
+    }
+
+
+def main():
+    # Keep fd 1 for the document alone: anything conda prints while building goes to stderr.
+    sys.stdout.flush()
+    document_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        document = introspect()
+    except Failure as failure:
+        document = {"ok": False, "error": {"code": failure.code, "message": failure.message}}
+    except BaseException as error:
+        document = {
+            "ok": False,
+            "error": {
+                "code": "PARSER_FAILED",
+                "message": f"introspection failed ({type(error).__name__}: {error})",
+            },
+        }
+    text = json.dumps(document, default=safe_repr, ensure_ascii=True)
+    with os.fdopen(document_fd, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.write("\n")
+
+
+if __name__ == "__main__":
+    main()

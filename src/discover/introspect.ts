@@ -1,0 +1,131 @@
+import { CondaMcpError } from "../errors.ts";
+import introspectSource from "./introspect.py" with { type: "text" };
+import type { IntrospectionFailure, IntrospectionResult } from "./raw-tree.ts";
+import { runCaptured } from "./run-captured.ts";
+
+/** Options of {@link introspect}. */
+export interface IntrospectOptions {
+  /** The environment conda will run with (it decides plugins, condarc, cache paths). */
+  env: Readonly<Record<string, string | undefined>>;
+  timeoutMs: number;
+  platform: NodeJS.Platform;
+}
+
+/** The embedded introspection script, as the target's Python receives it on stdin. */
+export const INTROSPECT_SOURCE: string = introspectSource;
+
+const SUMMARY_LENGTH = 200;
+
+/**
+ * Run the embedded introspection script with the target's Python (`python -B -`, the source
+ * on stdin, no shell) and return its validated document. Failures become CondaMcpError
+ * INTROSPECTION_FAILED or UNSUPPORTED_CONDA with a readable message, never a traceback.
+ */
+export async function introspect(
+  python: string,
+  options: IntrospectOptions,
+): Promise<IntrospectionResult> {
+  const env: Record<string, string | undefined> = {
+    ...options.env,
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONIOENCODING: "utf-8",
+  };
+  // Would turn the interpreter interactive after the script; nothing else of the user's
+  // Python environment is dropped, so conda sees the plugins it sees when run.
+  delete env.PYTHONINSPECT;
+  const run = await runCaptured([python, "-B", "-"], {
+    env,
+    platform: options.platform,
+    timeoutMs: options.timeoutMs,
+    stdin: INTROSPECT_SOURCE,
+  });
+  if (run.spawnError !== null) {
+    throw new CondaMcpError("Could not start conda's Python interpreter.", "INTROSPECTION_FAILED");
+  }
+  if (run.timedOut) {
+    throw new CondaMcpError(
+      `conda's Python did not describe conda's commands within ${Math.round(options.timeoutMs / 1000)} s ` +
+        "(raise --introspection-timeout if this conda is slow to start).",
+      "INTROSPECTION_FAILED",
+    );
+  }
+
+  let document: unknown;
+  try {
+    document = JSON.parse(run.stdout);
+  } catch {
+    throw new CondaMcpError(
+      `conda's Python printed no introspection document (exit code ${run.exitCode})${lastLine(run.stderr)}`,
+      "INTROSPECTION_FAILED",
+    );
+  }
+  const failure = asFailure(document);
+  if (failure) {
+    throw new CondaMcpError(
+      `Could not read conda's commands: ${summarize(failure.error.message)}`,
+      failure.error.code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
+    );
+  }
+  const problem = shapeProblem(document);
+  if (problem) {
+    throw new CondaMcpError(
+      `The introspection document is malformed: ${problem}.`,
+      "INTROSPECTION_FAILED",
+    );
+  }
+  return document as IntrospectionResult;
+}
+
+function asFailure(document: unknown): IntrospectionFailure | null {
+  if (!isObject(document) || document.ok !== false) return null;
+  const error = document.error;
+  if (!isObject(error) || typeof error.message !== "string" || typeof error.code !== "string") {
+    return {
+      ok: false,
+      error: { code: "PARSER_FAILED", message: "the script reported a failure without a reason" },
+    };
+  }
+  return document as unknown as IntrospectionFailure;
+}
+
+/** The first way the document differs from IntrospectionResult's top level, or null. */
+function shapeProblem(document: unknown): string | null {
+  if (!isObject(document)) return "expected a JSON object";
+  if (document.ok !== true) return "expected `ok` to be true or false";
+  for (const key of ["conda_version", "python_version", "python_executable"]) {
+    if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
+  }
+  const siteDirs = document.site_dirs;
+  if (!Array.isArray(siteDirs) || !siteDirs.every((dir) => typeof dir === "string")) {
+    return "expected `site_dirs` to be a list of strings";
+  }
+  if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
+  const tree = document.tree;
+  if (!isObject(tree)) return "expected `tree` to be an object";
+  if (!Array.isArray(tree.path) || tree.path.length !== 0) return "expected `tree.path` to be []";
+  if (!Array.isArray(tree.actions)) return "expected `tree.actions` to be a list";
+  if (!Array.isArray(tree.subcommands)) return "expected `tree.subcommands` to be a list";
+  const completion = document.completion;
+  if (completion !== undefined && !isObject(completion)) {
+    return "expected `completion` to be an object";
+  }
+  return null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function summarize(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat;
+}
+
+function lastLine(stderr: string): string {
+  const line = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .pop();
+  return line ? `: ${summarize(line)}` : ".";
+}

@@ -1,0 +1,207 @@
+import { open, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { CondaMcpError } from "../errors.ts";
+import { detectBinaryFormat } from "./detect-binary-format.ts";
+import { type Which, whichOnPath } from "./find-conda.ts";
+import { parseShebang } from "./parse-shebang.ts";
+import { runCaptured } from "./run-captured.ts";
+
+/** How the interpreter was found, most direct first. */
+export type PythonSource =
+  | "conda-exe-is-python"
+  | "shebang"
+  | "env-shebang"
+  | "sh-trampoline"
+  | "windows-launcher"
+  | "conda-python-exe"
+  | "prefix"
+  | "shell-hook";
+
+/** The Python that runs conda, and the argv prefix that runs conda itself. */
+export interface ResolvedPython {
+  python: string;
+  source: PythonSource;
+  /** `[condaExe]`, or `[python, "-m", "conda"]` when CONDA_EXE is the interpreter (`_CE_M=-m`). */
+  condaArgv: string[];
+  /** Wall time spent running conda to ask it (only the `shell-hook` fallback does). */
+  pythonMs: number;
+}
+
+/** Options of {@link resolvePython}. */
+export interface ResolvePythonOptions {
+  env: Record<string, string | undefined>;
+  platform: NodeJS.Platform;
+  /** Deadline of the last-resort `conda shell.posix hook` call. */
+  timeoutMs: number;
+  which?: Which;
+}
+
+const HEAD_BYTES = 4096;
+
+/**
+ * Find the interpreter behind a conda executable: `_CE_M=-m` (CONDA_EXE is Python), the
+ * script's shebang (direct, `/usr/bin/env`, `/bin/sh` trampoline), the Windows launcher layout,
+ * `CONDA_PYTHON_EXE`, `<prefix>/bin/python`, and last `conda shell.posix hook` run by argv.
+ * A native binary with no Python beside it is a standalone conda: STANDALONE_CONDA.
+ */
+export async function resolvePython(
+  condaExe: string,
+  options: ResolvePythonOptions,
+): Promise<ResolvedPython> {
+  const { env, platform } = options;
+  const found = (python: string, source: PythonSource): ResolvedPython => ({
+    python,
+    source,
+    condaArgv: [condaExe],
+    pythonMs: 0,
+  });
+  const launchedByCondaExe = env.CONDA_EXE ? await sameFile(env.CONDA_EXE, condaExe) : false;
+
+  if (env._CE_M === "-m" && launchedByCondaExe) {
+    return {
+      python: condaExe,
+      source: "conda-exe-is-python",
+      condaArgv: [condaExe, "-m", env._CE_CONDA || "conda"],
+      pythonMs: 0,
+    };
+  }
+
+  const head = await readHead(condaExe);
+  if (!head) {
+    throw new CondaMcpError("The conda executable could not be read.", "PYTHON_NOT_FOUND");
+  }
+  const candidates = prefixPythonCandidates(await realpathOr(condaExe), platform);
+  const condaPythonExe =
+    launchedByCondaExe && env.CONDA_PYTHON_EXE && (await isFile(env.CONDA_PYTHON_EXE))
+      ? env.CONDA_PYTHON_EXE
+      : null;
+
+  const format = detectBinaryFormat(head);
+  if (format) {
+    // Windows: Scripts\conda.exe is a launcher for <prefix>\python.exe. Elsewhere a native
+    // conda is standalone unless it sits in a real conda prefix.
+    const launcher = format === "pe" || platform === "win32";
+    for (const candidate of candidates) {
+      if (!(await isFile(candidate))) continue;
+      if (launcher) return found(candidate, "windows-launcher");
+      const prefix = path.dirname(path.dirname(candidate));
+      if (await isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
+    }
+    if (launcher && condaPythonExe) return found(condaPythonExe, "conda-python-exe");
+    throw new CondaMcpError(
+      "This conda is a standalone binary with Python built in (no separate interpreter), so " +
+        "its commands cannot be introspected. Point --conda at the conda of a conda " +
+        "installation (e.g. Miniforge's <prefix>/bin/conda) instead.",
+      "STANDALONE_CONDA",
+    );
+  }
+
+  const shebang = parseShebang(new TextDecoder().decode(head));
+  if (shebang?.kind === "direct" && (await isFile(shebang.interpreter))) {
+    return found(shebang.interpreter, "shebang");
+  }
+  if (shebang?.kind === "sh-trampoline" && (await isFile(shebang.interpreter))) {
+    return found(shebang.interpreter, "sh-trampoline");
+  }
+  if (shebang?.kind === "env") {
+    const program = shebang.program.includes("/")
+      ? shebang.program
+      : (options.which ?? whichOnPath)(shebang.program, {
+          path: env.PATH ?? "",
+          pathExt: env.PATHEXT,
+          platform,
+        });
+    if (program && (await isFile(program))) return found(program, "env-shebang");
+  }
+
+  if (condaPythonExe) return found(condaPythonExe, "conda-python-exe");
+  for (const candidate of candidates) {
+    if (await isFile(candidate)) return found(candidate, "prefix");
+  }
+
+  const hook = await runCaptured([condaExe, "shell.posix", "hook"], {
+    env,
+    platform,
+    timeoutMs: options.timeoutMs,
+    maxBytes: 1024 * 1024,
+  });
+  const match = /^export CONDA_PYTHON_EXE=(?:'([^']*)'|"([^"]*)"|(\S+))/m.exec(hook.stdout);
+  const hookPython = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
+  if (hook.exitCode === 0 && hookPython && (await isFile(hookPython))) {
+    return { ...found(hookPython, "shell-hook"), pythonMs: hook.durationMs };
+  }
+  throw new CondaMcpError(
+    "Could not find the Python interpreter that runs conda: its script names no existing " +
+      "interpreter, there is no python beside it, and `conda shell.posix hook` did not name " +
+      "one. Set CONDA_PYTHON_EXE together with CONDA_EXE, or pass --conda with the conda of " +
+      "a complete installation.",
+    "PYTHON_NOT_FOUND",
+  );
+}
+
+/**
+ * Interpreters a conda executable's prefix would hold, from the executable's real path:
+ * `<prefix>/bin/python` for `bin/` or `condabin/`, `<prefix>\python.exe` for `Scripts\`,
+ * `condabin\` or `Library\bin\` on Windows.
+ */
+export function prefixPythonCandidates(condaRealPath: string, platform: NodeJS.Platform): string[] {
+  if (platform === "win32") {
+    const { basename, dirname, join } = path.win32;
+    let prefix = dirname(dirname(condaRealPath));
+    const folder = basename(dirname(condaRealPath)).toLowerCase();
+    if (folder === "bin" && basename(prefix).toLowerCase() === "library") prefix = dirname(prefix);
+    return [join(prefix, "python.exe")];
+  }
+  const { dirname, join } = path.posix;
+  const prefix = dirname(dirname(condaRealPath));
+  return [join(prefix, "bin", "python"), join(prefix, "bin", "python3")];
+}
+
+async function readHead(file: string): Promise<Uint8Array | null> {
+  try {
+    const handle = await open(file, "r");
+    try {
+      const buffer = new Uint8Array(HEAD_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+async function realpathOr(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch {
+    return file;
+  }
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
