@@ -390,8 +390,10 @@ def plugin_manager_of(context):
 
 
 def build_parser():
-    """Build conda's full parser as `main_subshell` does; returns (parser, conda_version)."""
+    """Build conda's full parser as `main_subshell` does; returns (parser, version, context)."""
     _drop_script_dir()
+    # argparse names the program after argv[0]; conda's entry script is called `conda`.
+    sys.argv = ["conda"]
     _conda, version, conda_argparse = import_conda()
     try:
         from conda.base.context import context
