@@ -59,16 +59,6 @@ export async function runCaptured(
     };
   }
 
-  if (options.stdin !== undefined && proc.stdin) {
-    const sink = proc.stdin;
-    try {
-      sink.write(options.stdin);
-      await sink.end();
-    } catch {
-      // The child exited without reading its input; its exit status tells the story.
-    }
-  }
-
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const stdoutReader = proc.stdout.getReader();
   const stderrReader = proc.stderr.getReader();
@@ -78,26 +68,41 @@ export async function runCaptured(
     proc.exited,
   ]);
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
-  });
   let timedOut = false;
-  let outcome = await Promise.race([work, deadline]);
-  clearTimeout(timer);
-  if (outcome === "timeout") {
+  let onKilled: () => void = () => {};
+  const killed = new Promise<"killed">((resolve) => {
+    onKilled = () => resolve("killed");
+  });
+  const timer = setTimeout(() => {
     timedOut = true;
     killTree(proc.pid, groupKill, () => proc.kill("SIGKILL"));
-    const grace = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), DRAIN_GRACE_MS);
-    });
-    outcome = await Promise.race([work, grace]);
-    clearTimeout(timer);
-    if (outcome === "timeout") {
-      await Promise.allSettled([stdoutReader.cancel(), stderrReader.cancel()]);
-      outcome = await work;
+    onKilled();
+  }, options.timeoutMs);
+
+  // Readers and the deadline start first: a child may write before reading all its input.
+  if (options.stdin !== undefined && proc.stdin) {
+    const sink = proc.stdin;
+    // A child that exits without reading its input breaks the pipe (EPIPE); its exit status
+    // tells the story, so write failures are ignored.
+    try {
+      await Promise.resolve(sink.write(options.stdin)).catch(() => 0);
+      await Promise.resolve(sink.end()).catch(() => 0);
+    } catch {
+      // Synchronous EPIPE: same as above.
     }
   }
+
+  let outcome = await Promise.race([work, killed]);
+  if (outcome === "killed") {
+    // Surviving grandchildren may hold the pipes open: wait briefly, then stop reading.
+    const late = Bun.sleep(DRAIN_GRACE_MS).then(() => "late" as const);
+    const drained = await Promise.race([work, late]);
+    if (drained === "late") {
+      await Promise.allSettled([stdoutReader.cancel(), stderrReader.cancel()]);
+    }
+    outcome = await work;
+  }
+  clearTimeout(timer);
   const [stdout, stderr, code] = outcome;
   return {
     exitCode: timedOut ? null : code,

@@ -1,0 +1,451 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { introspect } from "../../src/discover/introspect.ts";
+import type { IntrospectionResult, RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import { CondaMcpError } from "../../src/errors.ts";
+import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { loadReferenceTree } from "../support/reference-tree.ts";
+
+const TIMEOUT = 30_000;
+let fixture: FixtureConda;
+let result: IntrospectionResult;
+
+beforeAll(async () => {
+  fixture = await makeFixtureConda({ withCompletion: "0.3.2", withBrokenPlugin: true });
+  result = await introspect(fixture.python, {
+    env: fixture.env,
+    timeoutMs: TIMEOUT,
+    platform: process.platform,
+  });
+});
+
+afterAll(() => fixture?.cleanup());
+
+function parser(path: string): RawParser {
+  let node = result.tree;
+  for (const name of path.split(" ").filter(Boolean)) {
+    const next = node.subcommands.find((sub) => sub.path[sub.path.length - 1] === name);
+    if (!next) throw new Error(`no parser ${path}`);
+    node = next;
+  }
+  return node;
+}
+
+function action(path: string, option: string): RawAction {
+  const found = parser(path).actions.find(
+    (candidate) => candidate.option_strings.includes(option) || candidate.dest === option,
+  );
+  if (!found) throw new Error(`no ${option} in ${path}`);
+  return found;
+}
+
+function commandPaths(node: RawParser): string[] {
+  return [node.path.join(" "), ...node.subcommands.flatMap(commandPaths)];
+}
+
+describe("introspecting the fixture conda", () => {
+  test("reports the interpreter, conda version and site dirs", () => {
+    expect(result.ok).toBe(true);
+    expect(result.conda_version).toBe("26.7.0");
+    expect(result.python_executable).toBe(fixture.python);
+    expect(result.site_dirs).toContain(fixture.sitePackages);
+  });
+
+  test("the tree holds built-in, alias and plugin commands at every depth", () => {
+    expect(commandPaths(result.tree).filter(Boolean)).toEqual([
+      "activate",
+      "check",
+      "clean",
+      "completion",
+      "completion generate",
+      "config",
+      "create",
+      "deactivate",
+      "doctor",
+      "env",
+      "env config",
+      "env config vars",
+      "env config vars list",
+      "env config vars set",
+      "env config vars unset",
+      "env create",
+      "env export",
+      "env list",
+      "env remove",
+      "env update",
+      "export",
+      "greet",
+      "info",
+      "init",
+      "install",
+      "list",
+      "plugins",
+      "plugins list",
+      "remove",
+      "run",
+      "search",
+      "tools",
+      "tools cache",
+      "tools cache clear",
+      "tools cache info",
+      "update",
+    ]);
+    expect(parser("remove").aliases).toEqual(["uninstall"]);
+    expect(parser("update").aliases).toEqual(["upgrade"]);
+    expect(action("", "cmd").subparsers).toMatchObject({ required: true, dest: "cmd" });
+    expect(action("", "cmd").class).toBe("conda.cli.conda_argparse._GreedySubParsersAction");
+    expect(result.tree.prog).toBe("conda");
+    expect(parser("env config vars set").prog).toBe("conda env config vars set");
+  });
+
+  test("a plugin without configure_parser is greedy and has no actions", () => {
+    const greet = parser("greet");
+    expect(greet.greedy).toBe(true);
+    expect(greet.actions).toEqual([]);
+    expect(greet.plugin).toMatchObject({
+      name: "greet",
+      plugin_name: "fixture_greet.plugin",
+      distribution: "fixture-greet",
+      external: true,
+    });
+  });
+
+  test("a plugin's nested optional subcommands and required exclusive group are kept", () => {
+    expect(parser("tools").plugin).toMatchObject({ distribution: "fixture-tools", external: true });
+    expect(action("tools", "tools_command").subparsers).toMatchObject({
+      required: false,
+      names: ["cache"],
+    });
+    expect(action("tools cache", "cache_command").subparsers?.names).toEqual(["clear", "info"]);
+    expect(parser("tools cache clear").mutually_exclusive_groups).toContainEqual({
+      index: 0,
+      required: true,
+      container_title: null,
+      actions: ["--all", "--older-than"],
+    } as never);
+    expect(parser("doctor").plugin).toMatchObject({
+      plugin_name: "conda.plugins.subcommands.doctor",
+      external: false,
+    });
+  });
+
+  test("env, env config and env config vars take optional subcommands, the latter two without dest", () => {
+    expect(action("env", "cmd").subparsers).toMatchObject({ required: false, dest: "cmd" });
+    expect(action("env config", "==SUPPRESS==").subparsers).toMatchObject({
+      required: false,
+      dest: "==SUPPRESS==",
+    });
+    expect(action("env config vars", "==SUPPRESS==").subparsers?.names).toEqual([
+      "list",
+      "set",
+      "unset",
+    ]);
+  });
+
+  test("lazy choices are resolved", () => {
+    expect(action("install", "--solver")).toMatchObject({
+      class: "conda.cli.helpers.LazyChoicesAction",
+      choices: ["classic"],
+      choices_kind: "lazy:dict-keys",
+    });
+    expect(action("info", "--console")).toMatchObject({
+      choices: ["classic", "json"],
+      choices_kind: "lazy:list",
+    });
+    expect(action("init", "shells")).toMatchObject({ choices_kind: "tuple", default: ["bash"] });
+  });
+
+  test("NULL defaults are flagged and never shown as values", () => {
+    expect(action("install", "--yes")).toMatchObject({
+      default: null,
+      default_repr: "NULL",
+      default_is_conda_NULL: true,
+    });
+    expect(action("install", "--dry-run")).toMatchObject({
+      default: false,
+      default_is_conda_NULL: false,
+    });
+    expect(action("install", "-v")).toMatchObject({
+      class: "conda.cli.actions.NullCountAction",
+      default_is_conda_NULL: true,
+    });
+  });
+
+  test("deprecated actions carry the wrapped class, category and message", () => {
+    const experimental = action("install", "--experimental");
+    expect(experimental.class).toBe("conda.deprecations._AppendAction");
+    expect(experimental.mro[1]).toBe(
+      "conda.deprecations.DeprecationHandler.action.<locals>.DeprecationMixin",
+    );
+    expect(experimental.deprecated).toEqual({
+      message:
+        "`--experimental` is pending deprecation and will be removed in 27.3. Deprecated: jlap and lock no longer supported.",
+      category: "builtins.PendingDeprecationWarning",
+      wrapped_action: "argparse._AppendAction",
+    });
+    expect(experimental.help).toBe(experimental.deprecated?.message ?? "");
+    expect(experimental.choices).toEqual(["jlap", "lock"]);
+  });
+
+  test("exclusive groups, shared dests and enum consts are described", () => {
+    const groups = parser("install").mutually_exclusive_groups.map((group) => group.actions);
+    expect(groups).toContainEqual(["--name", "--prefix"]);
+    expect(groups).toContainEqual([
+      "--no-update-deps",
+      "--update-deps",
+      "--satisfied-skip-solve",
+      "--all",
+      "--update-specs",
+    ]);
+    expect(parser("config").mutually_exclusive_groups).toHaveLength(3);
+    expect(action("install", "--no-deps")).toMatchObject({
+      const: null,
+      const_repr: "<DepsModifier.NO_DEPS: 'no_deps'>",
+      dest: "deps_modifier",
+    });
+    const channelPriority = parser("install").actions.filter((a) => a.dest === "channel_priority");
+    expect(channelPriority.map((a) => a.option_strings[0])).toEqual([
+      "--strict-channel-priority",
+      "--channel-priority",
+      "--no-channel-priority",
+    ]);
+  });
+
+  test("hidden options, types, nargs and build-time values come through", () => {
+    expect(action("install", "--debug")).toMatchObject({ help: null, help_suppressed: true });
+    expect(action("install", "--revision")).toMatchObject({ type: "int", type_qualname: "int" });
+    expect(action("list", "--fields")).toMatchObject({
+      type: "comma_separated_stripped",
+      type_qualname: "conda.cli.helpers.comma_separated_stripped",
+    });
+    expect(action("config", "--set")).toMatchObject({ nargs: 2, metavar: ["KEY", "VALUE"] });
+    expect(action("run", "executable_call")).toMatchObject({ nargs: "...", required: true });
+    expect(action("run", "--cwd").default).toBe(process.cwd());
+    expect(action("clean", "--tempfiles")).toMatchObject({
+      class: "conda.cli.actions.ExtendConstAction",
+      nargs: "*",
+      const: fixture.prefix,
+    });
+    expect(action("env create", "--file")).toMatchObject({
+      nargs: "*",
+      default: ["environment.yml"],
+    });
+    expect(action("env update", "--file")).toMatchObject({
+      nargs: null,
+      default: "environment.yml",
+    });
+    expect(action("", "--version")).toMatchObject({ class: "argparse._VersionAction" });
+  });
+
+  test("plugin distributions list their entry points and hooks; import failures are recorded", () => {
+    const byName = Object.fromEntries(
+      result.external_plugins.map((dist) => [dist.project_name, dist]),
+    );
+    expect(Object.keys(byName)).toEqual([
+      "conda-completion",
+      "fixture-broken",
+      "fixture-greet",
+      "fixture-tools",
+    ]);
+    expect(byName["fixture-tools"]).toMatchObject({
+      version: "2.1.0",
+      entry_points: [{ name: "fixture-tools", value: "fixture_tools.plugin", group: "conda" }],
+      hooks: ["pre_commands", "subcommands"],
+    });
+    expect(byName["fixture-broken"]?.hooks).toEqual([]);
+    expect(
+      (byName["fixture-broken"] as unknown as { import_error: string }).import_error,
+    ).toContain("fixture_missing_dependency");
+  });
+
+  test("completion facts name the per-user cache dir and the installed conda-completion", () => {
+    expect(result.completion).toEqual({
+      cache_dir: join(fixture.home, ".cache", "conda"),
+      distribution_version: "0.3.2",
+    });
+  });
+
+  test("every fixture command has the shape real conda 26.7 records for it", async () => {
+    const reference = await loadReferenceTree();
+    const index = (node: RawParser, into: Map<string, RawParser>) => {
+      into.set(node.path.join(" "), node);
+      for (const sub of node.subcommands) index(sub, into);
+      return into;
+    };
+    const real = index(reference.tree, new Map());
+    const shape = (a: RawAction) => ({
+      class: a.class,
+      option_strings: a.option_strings,
+      dest: a.dest,
+      nargs: a.nargs,
+      default_is_conda_NULL: a.default_is_conda_NULL,
+      type: a.type,
+      choices_kind: a.choices_kind,
+      required: a.required,
+      help_suppressed: a.help_suppressed,
+      metavar: a.metavar,
+      argument_group: a.argument_group,
+      mutually_exclusive_group: a.mutually_exclusive_group,
+      deprecated: a.deprecated && {
+        category: a.deprecated.category,
+        wrapped: a.deprecated.wrapped_action,
+      },
+    });
+    let compared = 0;
+    for (const [path, ours] of index(result.tree, new Map())) {
+      const theirs = real.get(path);
+      if (!theirs) continue;
+      expect({ path, actions: ours.actions.map(shape) }).toEqual({
+        path,
+        actions: theirs.actions.map(shape),
+      });
+      expect({ path, aliases: ours.aliases, greedy: ours.greedy }).toEqual({
+        path,
+        aliases: theirs.aliases,
+        greedy: theirs.greedy,
+      });
+      compared++;
+    }
+    expect(compared).toBe(30);
+  });
+});
+
+describe("introspection side effects", () => {
+  async function listing(dir: string): Promise<string[]> {
+    const entries = await readdir(dir, { recursive: true });
+    const lines = await Promise.all(
+      entries.map(async (entry) => {
+        const info = await stat(join(dir, entry));
+        return `${entry} ${info.isDirectory() ? "dir" : info.size} ${info.mtimeMs}`;
+      }),
+    );
+    return lines.sort();
+  }
+
+  test("introspection writes nothing into the prefix or HOME", async () => {
+    const fresh = await makeFixtureConda({ withCompletion: "0.3.2" });
+    try {
+      const before = [await listing(fresh.prefix), await listing(fresh.home)];
+      await introspect(fresh.python, {
+        env: fresh.env,
+        timeoutMs: TIMEOUT,
+        platform: process.platform,
+      });
+      expect([await listing(fresh.prefix), await listing(fresh.home)]).toEqual(before);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
+
+describe("broken targets", () => {
+  let broken: FixtureConda;
+  const condaInit = () => join(broken.sitePackages, "conda", "__init__.py");
+
+  beforeAll(async () => {
+    broken = await makeFixtureConda({ withPlugins: false });
+  });
+  afterAll(() => broken?.cleanup());
+
+  async function failure(python: string, timeoutMs = TIMEOUT): Promise<CondaMcpError> {
+    const error = await introspect(python, {
+      env: broken.env,
+      timeoutMs,
+      platform: process.platform,
+    }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CondaMcpError);
+    return error as CondaMcpError;
+  }
+
+  test("a conda that fails to import is a readable INTROSPECTION_FAILED without a traceback", async () => {
+    const original = await Bun.file(condaInit()).text();
+    await writeFile(condaInit(), 'raise ImportError("simulated broken install")\n');
+    try {
+      const error = await failure(broken.python);
+      expect(error.code).toBe("INTROSPECTION_FAILED");
+      expect(error.message).toContain("could not import conda");
+      expect(error.message).toContain("simulated broken install");
+      expect(error.message).not.toContain("Traceback");
+    } finally {
+      await writeFile(condaInit(), original);
+    }
+  });
+
+  test("a conda older than 23 is UNSUPPORTED_CONDA", async () => {
+    const original = await Bun.file(condaInit()).text();
+    await writeFile(
+      condaInit(),
+      original.replace('__version__ = "26.7.0"', '__version__ = "4.14.0"'),
+    );
+    try {
+      const error = await failure(broken.python);
+      expect(error.code).toBe("UNSUPPORTED_CONDA");
+      expect(error.message).toContain("4.14.0");
+    } finally {
+      await writeFile(condaInit(), original);
+    }
+  });
+
+  test("a parser that fails to build is reported with the exception's one line", async () => {
+    const file = join(broken.sitePackages, "conda", "cli", "conda_argparse.py");
+    const original = await Bun.file(file).text();
+    await writeFile(
+      file,
+      `${original}\n\ndef generate_parser(**kwargs):\n    raise RuntimeError("boom while building")\n`,
+    );
+    try {
+      const error = await failure(broken.python);
+      expect(error.code).toBe("INTROSPECTION_FAILED");
+      expect(error.message).toContain("RuntimeError: boom while building");
+    } finally {
+      await writeFile(file, original);
+    }
+  });
+
+  test("text conda prints on stdout while loading does not spoil the document", async () => {
+    const original = await Bun.file(condaInit()).text();
+    await writeFile(
+      condaInit(),
+      `print("chatty conda")\nimport os\nos.write(1, b"raw fd output\\n")\n${original}`,
+    );
+    try {
+      const document = await introspect(broken.python, {
+        env: broken.env,
+        timeoutMs: TIMEOUT,
+        platform: process.platform,
+      });
+      expect(document.conda_version).toBe("26.7.0");
+    } finally {
+      await writeFile(condaInit(), original);
+    }
+  });
+
+  test("an interpreter that prints nothing, or does not exist, is INTROSPECTION_FAILED", async () => {
+    const silent = join(broken.root, "silent-python");
+    await writeFile(silent, "#!/bin/sh\necho 'not python' >&2\nexit 3\n");
+    await chmod(silent, 0o755);
+    const error = await failure(silent);
+    expect(error.code).toBe("INTROSPECTION_FAILED");
+    expect(error.message).toContain("exit code 3");
+    expect(error.message).toContain("not python");
+    const missing = await failure(join(broken.root, "no-such-python"));
+    expect(missing.message).toContain("Could not start");
+  });
+
+  test("an interpreter that hangs is killed at the deadline", async () => {
+    const hanging = join(broken.root, "hanging-python");
+    await writeFile(hanging, "#!/bin/sh\nsleep 60\n");
+    await chmod(hanging, 0o755);
+    const error = await failure(hanging, 300);
+    expect(error.code).toBe("INTROSPECTION_FAILED");
+    expect(error.message).toContain("did not describe");
+  });
+
+  afterAll(async () => {
+    await rm(join(broken?.root ?? "/nonexistent", "silent-python"), { force: true });
+  });
+});
