@@ -423,19 +423,30 @@ def build_parser():
     return parser, version, context
 
 
-def subcommand_plugin_index(context):
-    """Subcommand name → (registered plugin name, distribution name or None)."""
+def subcommand_plugin_index(context, plugin_distributions):
+    """Subcommand name -> (registered plugin name, distribution name or None).
+
+    conda registers entry-point plugins itself, so pluggy's list_plugin_distinfo is usually
+    empty; the distribution is then found by matching the registered name against the
+    entry points (module path in recent conda, entry-point name in older ones).
+    """
     manager = plugin_manager_of(context)
     index = {}
     if manager is None:
         return index
     distribution_of = {}
+    for record in plugin_distributions:
+        names = list(record.get("plugin_names", []))
+        for entry_point in record["entry_points"]:
+            names += [entry_point["name"], entry_point["value"].split(":", 1)[0].strip()]
+        for name in names:
+            distribution_of.setdefault(name, record["project_name"])
     try:
         for plugin, dist in manager.list_plugin_distinfo():
             name = manager.get_name(plugin)
             metadata = getattr(dist, "metadata", None)
             project = getattr(dist, "project_name", None) or (metadata["Name"] if metadata else None)
-            if name:
+            if name and project:
                 distribution_of[name] = project
     except Exception:
         pass
@@ -454,8 +465,12 @@ def subcommand_plugin_index(context):
     return index
 
 
-def external_plugins():
-    """Distributions with entry points in group `conda`, and the hooks their modules define."""
+def external_plugins(load):
+    """Distributions with entry points in group `conda`, and the hooks their modules define.
+
+    With external plugins disabled (`CONDA_NO_PLUGINS`, `no_plugins: true`) conda does not
+    import them, so neither does this: they are listed as blocked, without hooks.
+    """
     from importlib.metadata import distributions
 
     found = []
@@ -472,7 +487,7 @@ def external_plugins():
         hooks = set()
         plugin_names = []
         errors = []
-        for entry_point in entry_points:
+        for entry_point in entry_points if load else ():
             module_name = entry_point.value.split(":", 1)[0].strip()
             try:
                 target = entry_point.load()
@@ -491,6 +506,7 @@ def external_plugins():
                 {"name": ep.name, "value": ep.value, "group": ep.group} for ep in entry_points
             ],
             "hooks": sorted(hooks),
+            "blocked": not load,
         }
         if errors:
             record["import_error"] = "; ".join(errors)
@@ -530,7 +546,10 @@ def introspect():
     import platform
 
     parser, version, context = build_parser()
-    dumper = TreeDumper(argparse, find_null_sentinels(), subcommand_plugin_index(context))
+    plugin_distributions = external_plugins(load=not getattr(context, "no_plugins", False))
+    dumper = TreeDumper(
+        argparse, find_null_sentinels(), subcommand_plugin_index(context, plugin_distributions)
+    )
     try:
         tree = dumper.describe_parser(parser, [], [], None)
     except BaseException as error:
@@ -541,7 +560,7 @@ def introspect():
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
         "site_dirs": site_dirs(),
-        "external_plugins": external_plugins(),
+        "external_plugins": plugin_distributions,
         "completion": completion_facts(),
         "tree": tree,
     }

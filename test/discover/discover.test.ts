@@ -63,6 +63,8 @@ describe("discover", () => {
     expect(names).toContain("doctor");
     expect(names).not.toContain("greet");
     expect(names).not.toContain("tools");
+    const greet = result.external_plugins.find((dist) => dist.project_name === "fixture-greet");
+    expect(greet).toMatchObject({ hooks: [], blocked: true });
   });
 });
 
