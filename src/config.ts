@@ -1,4 +1,6 @@
 import { CondaMcpError } from "./errors.ts";
+import { POLICY_STARTUP_OPTIONS } from "./policy/policy-startup-options.ts";
+import { parseToolList } from "./policy/select-tools.ts";
 
 /** What the program was asked to do. */
 export type Mode = "serve" | "catalog" | "help" | "version";
@@ -50,17 +52,7 @@ const MAX_TIMEOUT_SECONDS = 24 * 3600;
 /** One line per option, for --help and the README. */
 export const OPTION_HELP: readonly [string, string][] = [
   ["--conda PATH", "conda executable to serve (default: $CONDA_EXE, then conda on PATH)"],
-  [
-    "--allow-write",
-    "allow calls that change environments or configuration (install, create, config --set)",
-  ],
-  [
-    "--allow-destructive",
-    "allow calls that delete (remove, env remove, clean); implies --allow-write",
-  ],
-  ["--allow-exec", "allow running programs (conda run, plugin commands) and list conda_execute"],
-  ["--read-only-tools", "list only read-only tools (for clients that limit the tool count)"],
-  ["--tools LIST", "list only these tools: comma-separated tool names or command paths"],
+  ...POLICY_STARTUP_OPTIONS.map((o): [string, string] => [o.usage, o.help]),
   ["--timeout SECONDS", `longest a conda call may run (default ${DEFAULTS.timeoutSeconds})`],
   [
     "--max-output-bytes N",

@@ -40,8 +40,14 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   return `expected ${issue.message}`;
 }
 
-function fallbackMessage(issue: v.BaseIssue<unknown>): string {
+/** valibot's message for schemas without our own: the expectation, never the input. */
+export function fallbackMessage(issue: v.BaseIssue<unknown>): string {
   return issue.expected ?? "a valid value";
+}
+
+/** valibot issues as path + expectation pairs, without duplicates. */
+export function toArgumentIssues(issues: readonly v.BaseIssue<unknown>[]): ArgumentIssue[] {
+  return dedupe(issues.map((issue) => ({ path: pointerOf(issue), message: describeIssue(issue) })));
 }
 
 /**
@@ -54,7 +60,10 @@ export function validateArgs(
   input: unknown,
 ): ValidationResult {
   // valibot takes an array for an object; tool arguments are always a JSON object.
-  if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
+  if (
+    input !== undefined &&
+    (typeof input !== "object" || input === null || Array.isArray(input))
+  ) {
     return { success: false, issues: [{ path: "/", message: "expected an object" }] };
   }
   const parsed = v.safeParse(schema.validator, input ?? {}, { message: fallbackMessage });
