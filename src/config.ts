@@ -165,10 +165,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
         flags.readOnlyTools = true;
         break;
       case "--tools":
-        tools = value()
-          .split(",")
-          .map((t) => t.trim())
-          .filter((t) => t.length > 0);
+        tools = parseToolList(value());
         if (tools.length === 0) throw invalid("--tools needs at least one tool name");
         break;
       case "--timeout":
