@@ -1,0 +1,73 @@
+import { expect, test } from "bun:test";
+import { DEFAULTS, parseConfig, usage } from "../src/config.ts";
+import { CondaMcpError } from "../src/errors.ts";
+
+const host = {
+  env: { PATH: "/usr/bin", UNSET: undefined },
+  platform: "linux" as const,
+  home: "/home/u",
+  cwd: "/work",
+};
+
+test("defaults: serve, read-only policy, cache on, server limits from one place", () => {
+  const config = parseConfig([], host);
+  expect(config).toMatchObject({
+    mode: "serve",
+    allowWrite: false,
+    allowDestructive: false,
+    allowExec: false,
+    cache: true,
+    timeoutMs: DEFAULTS.timeoutSeconds * 1000,
+    maxOutputBytes: DEFAULTS.maxOutputBytes,
+  });
+  expect(config.env).toEqual({ PATH: "/usr/bin" });
+});
+
+test.each([
+  [["--allow-destructive"], { allowWrite: true, allowDestructive: true, allowExec: false }],
+  [["--allow-exec"], { allowWrite: false, allowExec: true }],
+  [["--conda", "/opt/conda/bin/conda"], { condaPath: "/opt/conda/bin/conda" }],
+  [["--conda=/x/conda"], { condaPath: "/x/conda" }],
+  [["--tools", "conda_info, env list"], { tools: ["conda_info", "env list"] }],
+  [["--timeout", "90", "--max-output-bytes", "2048"], { timeoutMs: 90_000, maxOutputBytes: 2048 }],
+  [["catalog", "--json"], { mode: "catalog", json: true }],
+  [["--no-cache", "--read-only-tools"], { cache: false, readOnlyTools: true }],
+  [["--help"], { mode: "help" }],
+  [["--version"], { mode: "version" }],
+])("parseConfig(%j)", (argv, expected) => {
+  expect(parseConfig(argv, host)).toMatchObject(expected);
+});
+
+test.each([
+  [["--timeout", "0"], "--timeout takes a number greater than 0"],
+  [["--timeout"], "--timeout needs a value"],
+  [["--bogus"], 'unknown option "--bogus"'],
+  [["--json"], "--json goes with the catalog command"],
+  [["--tools", " , "], "--tools needs at least one tool name"],
+  [["--max-output-bytes", "lots"], "--max-output-bytes takes a number"],
+])("parseConfig(%j) refuses with a message saying what to change", (argv, message) => {
+  let thrown: unknown;
+  try {
+    parseConfig(argv, host);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(CondaMcpError);
+  expect((thrown as CondaMcpError).code).toBe("INVALID_OPTION");
+  expect((thrown as CondaMcpError).message).toContain(message);
+});
+
+test("usage lists every option, the policy ones included", () => {
+  const text = usage("1.2.3");
+  for (const option of [
+    "--conda",
+    "--allow-write",
+    "--allow-destructive",
+    "--allow-exec",
+    "--tools",
+    "--timeout",
+    "--no-cache",
+  ]) {
+    expect(text).toContain(option);
+  }
+});
