@@ -532,6 +532,16 @@ def completion_facts():
     return {"cache_dir": cache_dir, "distribution_version": distribution_version}
 
 
+def installation_facts(context):
+    """Where conda keeps base and named environments, for the server's disaster guards."""
+    root_prefix = getattr(context, "root_prefix", None) or sys.prefix
+    try:
+        envs_dirs = [str(d) for d in context.envs_dirs]
+    except Exception:
+        envs_dirs = [os.path.join(root_prefix, "envs")]
+    return {"root_prefix": str(root_prefix), "envs_dirs": envs_dirs}
+
+
 def site_dirs():
     dirs = []
     for entry in sys.path:
@@ -560,6 +570,7 @@ def introspect():
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
         "site_dirs": site_dirs(),
+        **installation_facts(context),
         "external_plugins": plugin_distributions,
         "completion": completion_facts(),
         "tree": tree,

@@ -92,12 +92,16 @@ function asFailure(document: unknown): IntrospectionFailure | null {
 function shapeProblem(document: unknown): string | null {
   if (!isObject(document)) return "expected a JSON object";
   if (document.ok !== true) return "expected `ok` to be true or false";
-  for (const key of ["conda_version", "python_version", "python_executable"]) {
+  for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
     if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
   }
   const siteDirs = document.site_dirs;
   if (!Array.isArray(siteDirs) || !siteDirs.every((dir) => typeof dir === "string")) {
     return "expected `site_dirs` to be a list of strings";
+  }
+  const envsDirs = document.envs_dirs;
+  if (!Array.isArray(envsDirs) || !envsDirs.every((dir) => typeof dir === "string")) {
+    return "expected `envs_dirs` to be a list of strings";
   }
   if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
   const tree = document.tree;

@@ -94,6 +94,10 @@ export interface IntrospectionResult {
   python_executable: string;
   /** Directories on the target's `sys.path`; the fingerprint scans them for dist-info. */
   site_dirs: string[];
+  /** conda's root prefix: the base environment. */
+  root_prefix: string;
+  /** conda's `envs_dirs`, where named environments live. */
+  envs_dirs: string[];
   external_plugins: RawPluginDistribution[];
   /** conda-completion facts that need the target's Python (absent from older dumps). */
   completion?: {

@@ -52,6 +52,11 @@ describe("introspecting the fixture conda", () => {
     expect(result.site_dirs).toContain(fixture.sitePackages);
   });
 
+  test("reports the root prefix and envs dirs the disaster guards need", () => {
+    expect(result.root_prefix).toBe(fixture.prefix);
+    expect(result.envs_dirs).toEqual([join(fixture.prefix, "envs")]);
+  });
+
   test("the tree holds built-in, alias and plugin commands at every depth", () => {
     expect(commandPaths(result.tree).filter(Boolean)).toEqual([
       "activate",
