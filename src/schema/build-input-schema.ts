@@ -11,8 +11,9 @@ export const MAX_COUNT = 16;
 
 // Every schema carries its own expectation message so that no valibot default (which quotes
 // the received value) can reach a client.
-const NO_NUL = /^[^\0]*$/;
-const NO_NUL_NO_LEADING_DASH = /^(?!-)[^\0]*$/;
+// argv carries UTF-8 without NUL: an unpaired surrogate would reach conda as U+FFFD.
+const WELL_FORMED = /^(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+const WELL_FORMED_NO_LEADING_DASH = /^(?!-)(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -35,10 +36,10 @@ export interface ToolSchema {
 function stringSchema(separateToken: boolean): AnySchema {
   const content = separateToken
     ? v.regex(
-        NO_NUL_NO_LEADING_DASH,
-        "a string that does not start with '-' and has no NUL characters",
+        WELL_FORMED_NO_LEADING_DASH,
+        "a string that does not start with '-', without NUL or unpaired surrogates",
       )
-    : v.regex(NO_NUL, "a string without NUL characters");
+    : v.regex(WELL_FORMED, "a string without NUL or unpaired surrogates");
   return v.pipe(
     v.string("a string"),
     v.maxLength(MAX_STRING_LENGTH, `a string of at most ${MAX_STRING_LENGTH} characters`),

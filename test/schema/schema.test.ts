@@ -67,7 +67,7 @@ describe("validation errors", () => {
     const issues = issuesFor("install", { packages: ["ok", secret], channel: "not-an-array", bogus_key: secret });
     expect(issues).toEqual([
       { path: "/channel", message: "expected an array" },
-      { path: "/packages/1", message: "expected a string that does not start with '-' and has no NUL characters" },
+      { path: "/packages/1", message: "expected a string that does not start with '-', without NUL or unpaired surrogates" },
       { path: "/bogus_key", message: "unknown property" },
     ]);
     expect(JSON.stringify(issues)).not.toContain("SECRET");
@@ -78,7 +78,7 @@ describe("validation errors", () => {
     ["install", { verbose: -1 }, "/verbose", "expected a non-negative integer"],
     ["install", { revision: 1.5 }, "/revision", "expected an integer"],
     ["install", { solver: "nope" }, "/solver", 'expected one of "classic"'],
-    ["install", { name: "a\u0000b" }, "/name", "expected a string without NUL characters"],
+    ["install", { name: "a\u0000b" }, "/name", "expected a string without NUL or unpaired surrogates"],
     ["config", { set: [["only-one"]] }, "/set/0", "expected exactly 2 values"],
     ["compare", {}, "/file", "required"],
     ["run", { executable_call: ["--json"] }, "/executable_call/0", "expected a value that does not start with '-'"],
