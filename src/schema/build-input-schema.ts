@@ -12,38 +12,38 @@ export const MAX_COUNT = 16;
 // Every schema carries its own expectation message so that no valibot default (which quotes
 // the received value) can reach a client.
 // argv carries UTF-8 without NUL: an unpaired surrogate would reach conda as U+FFFD.
-const WELL_FORMED = /^(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
-const WELL_FORMED_NO_LEADING_DASH = /^(?!-)(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+const WELL_FORMED = "(?:[^\\0\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$";
 
-type AnySchema = v.GenericSchema<unknown, unknown>;
+/** Where a string ends up on conda's command line. */
+export type StringPlacement =
+  /** Its own argv token (positionals, list values): must not look like an option. */
+  | "token"
+  /** Attached as `--opt=value`: argparse (3.11) drops a value of exactly `--` there. */
+  | "attached"
+  /** Handed on unparsed (REMAINDER, greedy plugins). */
+  | "passthrough";
 
-/** A JSON object schema as MCP's tools/list carries it. */
-export interface ToolInputJsonSchema {
-  type: "object";
-  properties: Record<string, object>;
-  required: string[];
-  additionalProperties: false;
-  [key: string]: unknown;
-}
+const STRING_RULES: Record<StringPlacement, { pattern: RegExp; expected: string }> = {
+  token: {
+    pattern: new RegExp(`^(?!-)${WELL_FORMED}`),
+    expected: "a string that does not start with '-', without NUL or unpaired surrogates",
+  },
+  attached: {
+    pattern: new RegExp(`^(?!--$)${WELL_FORMED}`),
+    expected: "a string other than '--', without NUL or unpaired surrogates",
+  },
+  passthrough: {
+    pattern: new RegExp(`^${WELL_FORMED}`),
+    expected: "a string without NUL or unpaired surrogates",
+  },
+};
 
-/** A tool's input schema twice: valibot for validation, JSON Schema for clients. */
-export interface ToolSchema {
-  validator: v.GenericSchema<unknown, Record<string, unknown>>;
-  jsonSchema: ToolInputJsonSchema;
-}
-
-/** A string that may become its own argv token must not look like an option. */
-function stringSchema(separateToken: boolean): AnySchema {
-  const content = separateToken
-    ? v.regex(
-        WELL_FORMED_NO_LEADING_DASH,
-        "a string that does not start with '-', without NUL or unpaired surrogates",
-      )
-    : v.regex(WELL_FORMED, "a string without NUL or unpaired surrogates");
+function stringSchema(placement: StringPlacement): AnySchema {
+  const rule = STRING_RULES[placement];
   return v.pipe(
     v.string("a string"),
     v.maxLength(MAX_STRING_LENGTH, `a string of at most ${MAX_STRING_LENGTH} characters`),
-    content,
+    v.regex(rule.pattern, rule.expected),
   ) as AnySchema;
 }
 
@@ -60,7 +60,7 @@ function scalarSchema(value: ValueSpec, separateToken: boolean): AnySchema {
     case "number":
       return v.pipe(v.number("a number"), v.finite("a finite number")) as AnySchema;
     default:
-      return stringSchema(separateToken);
+      return stringSchema(separateToken ? "token" : "attached");
   }
 }
 
@@ -121,7 +121,7 @@ function paramSchema(param: Param): AnySchema {
     case "positional":
       return occurrenceSchema(shape.arity, shape.value, true);
     case "passthrough":
-      return arraySchema(stringSchema(false), 0);
+      return arraySchema(stringSchema("passthrough"), 0);
   }
 }
 

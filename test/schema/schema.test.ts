@@ -8,7 +8,8 @@ import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const catalog = buildCatalog((await loadReferenceTree()).tree);
 const tools = catalog.commands.filter((c) => c.status === "tool");
-const command = (path: string) => catalog.commands.find((c) => c.path.join(" ") === path) as CatalogCommand;
+const command = (path: string) =>
+  catalog.commands.find((c) => c.path.join(" ") === path) as CatalogCommand;
 
 function argvFor(path: string, args: Record<string, unknown>): string[] {
   const cmd = command(path);
@@ -28,21 +29,53 @@ describe("args → argv", () => {
     ["info", {}, ["info"]],
     ["info", { json: true, verbose: 3 }, ["info", "--json", "--verbose", "--verbose", "--verbose"]],
     ["info", { json: false, verbose: 0 }, ["info"]],
-    ["install", { name: "-odd", packages: ["numpy", "scipy>=1"] }, ["install", "--name=-odd", "numpy", "scipy>=1"]],
-    ["install", { channel: ["conda-forge", "a=b"] }, ["install", "--channel=conda-forge", "--channel=a=b"]],
+    [
+      "install",
+      { name: "-odd", packages: ["numpy", "scipy>=1"] },
+      ["install", "--name=-odd", "numpy", "scipy>=1"],
+    ],
+    [
+      "install",
+      { channel: ["conda-forge", "a=b"] },
+      ["install", "--channel=conda-forge", "--channel=a=b"],
+    ],
     ["install", { strict_channel_priority: true }, ["install", "--strict-channel-priority"]],
     ["install", { revision: 3 }, ["install", "--revision=3"]],
     ["install", { repodata_use_zst: false }, ["install", "--no-repodata-use-zst"]],
     ["install", { repodata_use_zst: true }, ["install", "--repodata-use-zst"]],
-    ["config", { set: [["channel_priority", "strict"]] }, ["config", "--set", "channel_priority", "strict"]],
+    [
+      "config",
+      { set: [["channel_priority", "strict"]] },
+      ["config", "--set", "channel_priority", "strict"],
+    ],
     ["config", { show: [] }, ["config", "--show"]],
-    ["config", { show: ["channels"], file: "x.yml" }, ["config", "--show", "channels", "--file=x.yml"]],
+    [
+      "config",
+      { show: ["channels"], file: "x.yml" },
+      ["config", "--show", "channels", "--file=x.yml"],
+    ],
     ["clean", { tempfiles: [] }, ["clean", "--tempfiles"]],
-    ["clean", { tempfiles: ["/opt/env"], all: true }, ["clean", "--tempfiles", "/opt/env", "--all"]],
-    ["env create", { file: ["a.yml", "b.yml"], name: "x" }, ["env", "create", "--file", "a.yml", "b.yml", "--name=x"]],
+    [
+      "clean",
+      { tempfiles: ["/opt/env"], all: true },
+      ["clean", "--tempfiles", "/opt/env", "--all"],
+    ],
+    [
+      "env create",
+      { file: ["a.yml", "b.yml"], name: "x" },
+      ["env", "create", "--file", "a.yml", "b.yml", "--name=x"],
+    ],
     ["init", { shells: ["bash", "zsh"], dry_run: true }, ["init", "--dry-run", "bash", "zsh"]],
-    ["run", { name: "base", executable_call: ["python", "-c", "print(1)", "--json"] }, ["run", "--name=base", "python", "-c", "print(1)", "--json"]],
-    ["env config vars set", { vars: ["A=1", "B=2"] }, ["env", "config", "vars", "set", "A=1", "B=2"]],
+    [
+      "run",
+      { name: "base", executable_call: ["python", "-c", "print(1)", "--json"] },
+      ["run", "--name=base", "python", "-c", "print(1)", "--json"],
+    ],
+    [
+      "env config vars set",
+      { vars: ["A=1", "B=2"] },
+      ["env", "config", "vars", "set", "A=1", "B=2"],
+    ],
     ["list", { regex: "^py" }, ["list", "^py"]],
   ])("%s %j → %j", (path, args, expected) => {
     expect(argvFor(path, args)).toEqual(expected);
@@ -52,22 +85,51 @@ describe("args → argv", () => {
     const cmd: CatalogCommand = {
       ...command("install"),
       params: [
-        { name: "extra", dest: "extra", option: "--extra", optionStrings: ["--extra"], shape: { kind: "option", arity: { kind: "any" }, repeat: false, value: { type: "string", choices: null } }, required: false, description: "", deprecated: null, exclusiveGroup: null },
+        {
+          name: "extra",
+          dest: "extra",
+          option: "--extra",
+          optionStrings: ["--extra"],
+          shape: {
+            kind: "option",
+            arity: { kind: "any" },
+            repeat: false,
+            value: { type: "string", choices: null },
+          },
+          required: false,
+          description: "",
+          deprecated: null,
+          exclusiveGroup: null,
+        },
         ...command("install").params.filter((p) => p.name === "packages"),
       ],
       exclusiveGroups: [],
     };
-    expect(buildArgv(cmd, { extra: ["a"], packages: ["numpy"] })).toEqual(["install", "--extra", "a", "--", "numpy"]);
+    expect(buildArgv(cmd, { extra: ["a"], packages: ["numpy"] })).toEqual([
+      "install",
+      "--extra",
+      "a",
+      "--",
+      "numpy",
+    ]);
   });
 });
 
 describe("validation errors", () => {
   test("name the JSON path and the expectation, never the value", () => {
     const secret = "-SECRET-VALUE";
-    const issues = issuesFor("install", { packages: ["ok", secret], channel: "not-an-array", bogus_key: secret });
+    const issues = issuesFor("install", {
+      packages: ["ok", secret],
+      channel: "not-an-array",
+      bogus_key: secret,
+    });
     expect(issues).toEqual([
       { path: "/channel", message: "expected an array" },
-      { path: "/packages/1", message: "expected a string that does not start with '-', without NUL or unpaired surrogates" },
+      {
+        path: "/packages/1",
+        message:
+          "expected a string that does not start with '-', without NUL or unpaired surrogates",
+      },
       { path: "/bogus_key", message: "unknown property" },
     ]);
     expect(JSON.stringify(issues)).not.toContain("SECRET");
@@ -78,10 +140,26 @@ describe("validation errors", () => {
     ["install", { verbose: -1 }, "/verbose", "expected a non-negative integer"],
     ["install", { revision: 1.5 }, "/revision", "expected an integer"],
     ["install", { solver: "nope" }, "/solver", 'expected one of "classic"'],
-    ["install", { name: "a\u0000b" }, "/name", "expected a string without NUL or unpaired surrogates"],
+    [
+      "install",
+      { name: "a\u0000b" },
+      "/name",
+      "expected a string other than '--', without NUL or unpaired surrogates",
+    ],
+    [
+      "install",
+      { name: "--" },
+      "/name",
+      "expected a string other than '--', without NUL or unpaired surrogates",
+    ],
     ["config", { set: [["only-one"]] }, "/set/0", "expected exactly 2 values"],
     ["compare", {}, "/file", "required"],
-    ["run", { executable_call: ["--json"] }, "/executable_call/0", "expected a value that does not start with '-'"],
+    [
+      "run",
+      { executable_call: ["--json"] },
+      "/executable_call/0",
+      "expected a value that does not start with '-'",
+    ],
   ])("%s %j is refused at %s", (path, args, where, message) => {
     expect(issuesFor(path, args)).toContainEqual({ path: where, message });
   });
