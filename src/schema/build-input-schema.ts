@@ -14,6 +14,23 @@ export const MAX_COUNT = 16;
 // argv carries UTF-8 without NUL: an unpaired surrogate would reach conda as U+FFFD.
 const WELL_FORMED = "(?:[^\\0\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$";
 
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** A JSON object schema as MCP's tools/list carries it. */
+export interface ToolInputJsonSchema {
+  type: "object";
+  properties: Record<string, object>;
+  required: string[];
+  additionalProperties: false;
+  [key: string]: unknown;
+}
+
+/** A tool's input schema twice: valibot for validation, JSON Schema for clients. */
+export interface ToolSchema {
+  validator: v.GenericSchema<unknown, Record<string, unknown>>;
+  jsonSchema: ToolInputJsonSchema;
+}
+
 /** Where a string ends up on conda's command line. */
 export type StringPlacement =
   /** Its own argv token (positionals, list values): must not look like an option. */
