@@ -1,0 +1,254 @@
+import { existsSync } from "node:fs";
+import type { ExecutionResult } from "../result/execution-result.ts";
+import { parseJsonOutput } from "../result/parse-json-output.ts";
+import { createLastLineTracker } from "./create-last-line-tracker.ts";
+import { isGroupAlive } from "./is-group-alive.ts";
+import { killProcessTree } from "./kill-process-tree.ts";
+import { notRunResult } from "./not-run-result.ts";
+import { readCapped } from "./read-capped.ts";
+import { resolveLaunch } from "./resolve-launch.ts";
+
+/** What to run: an executable path and its arguments, never a shell line. */
+export interface RunRequest {
+  command: string;
+  argv: readonly string[];
+  cwd?: string;
+  /** Text for the child's stdin (bounded by the caller); without it the child reads EOF at once. */
+  stdin?: string;
+  /** The child's complete environment (nothing is inherited implicitly). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** A sign of life sent while a process runs. */
+export interface Heartbeat {
+  elapsedMs: number;
+  lastStderrLine: string | null;
+}
+
+/** How to run: limits, cancellation and progress. */
+export interface RunOptions {
+  platform: NodeJS.Platform;
+  timeoutMs: number;
+  /** Kept per stream; the rest is drained and dropped. */
+  maxOutputBytes: number;
+  /** Time between SIGTERM and SIGKILL of the process group. */
+  graceMs?: number;
+  /** After the child exits, how long to wait for output pipes still held open by others. */
+  drainMs?: number;
+  signal?: AbortSignal;
+  onHeartbeat?: (heartbeat: Heartbeat) => void;
+  heartbeatMs?: number;
+}
+
+/** Default time between SIGTERM and SIGKILL. */
+export const DEFAULT_GRACE_MS = 3000;
+/** Default bound on reading pipes that outlive the child. */
+export const DEFAULT_DRAIN_MS = 2000;
+/** Default time between heartbeats. */
+export const DEFAULT_HEARTBEAT_MS = 5000;
+
+const POLL_MS = 50;
+// Once no process of the group is left, pipes still open are held by a process that left the
+// group (a daemon): what was written before is already buffered and arrives within this quiet.
+const QUIET_MS = 100;
+const EXIT_AFTER_KILL_MS = 5000;
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Runs a program by argv with capped output, a timeout and cancellation that end its whole
+ * process tree, and returns one result value whatever happens (spawn failures included).
+ */
+export async function runProcess(
+  request: RunRequest,
+  options: RunOptions,
+): Promise<ExecutionResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const name = programName(request.command);
+  if (options.signal?.aborted) return notRunResult(elapsed(), "", true);
+
+  const launch = resolveLaunch(request.command, request.argv, options.platform, request.env);
+  if (!launch.ok) {
+    return notRunResult(
+      elapsed(),
+      `conda-mcp: could not start ${name}: ${launch.message}\n`,
+      false,
+    );
+  }
+  let child: Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
+  try {
+    child = Bun.spawn({
+      cmd: launch.cmd,
+      cwd: request.cwd,
+      env: { ...request.env },
+      // Never our own stdin/stdout: they carry the MCP stream.
+      stdin: request.stdin === undefined ? "ignore" : new TextEncoder().encode(request.stdin),
+      stdout: "pipe",
+      stderr: "pipe",
+      // POSIX: setsid, so the child leads a new process group that we can signal as a whole.
+      // Windows: detaching would give console grandchildren their own visible console windows.
+      detached: options.platform !== "win32",
+      windowsHide: true,
+      windowsVerbatimArguments: launch.windowsVerbatimArguments,
+    });
+  } catch (error) {
+    const reason = describeSpawnError(error, request.cwd);
+    return notRunResult(elapsed(), `conda-mcp: could not start ${name}: ${reason}\n`, false);
+  }
+
+  let lastChunkAt = performance.now();
+  const lastStderrLine = createLastLineTracker();
+  const stdout = readCapped(child.stdout, options.maxOutputBytes, () => {
+    lastChunkAt = performance.now();
+  });
+  const stderr = readCapped(child.stderr, options.maxOutputBytes, (chunk) => {
+    lastChunkAt = performance.now();
+    lastStderrLine.push(chunk);
+  });
+
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  let stopReason: "timed_out" | "cancelled" | null = null;
+  const stop = Promise.withResolvers<void>();
+  const stopFor = (reason: "timed_out" | "cancelled") => {
+    // The first reason wins; a child that already exited keeps its own exit code.
+    if (stopReason !== null || hasExited()) return;
+    stopReason = reason;
+    stop.resolve();
+  };
+  const onAbort = () => stopFor("cancelled");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const timeout = Number.isFinite(options.timeoutMs)
+    ? setTimeout(() => stopFor("timed_out"), Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS))
+    : undefined;
+  const onHeartbeat = options.onHeartbeat;
+  const heartbeat = onHeartbeat
+    ? setInterval(() => {
+        try {
+          onHeartbeat({ elapsedMs: elapsed(), lastStderrLine: lastStderrLine.line() });
+        } catch {
+          // A failing listener must not break the run.
+        }
+      }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)
+    : undefined;
+
+  try {
+    await Promise.race([child.exited, stop.promise]);
+    if (stopReason !== null) {
+      await terminateTree(child.pid, hasExited, options, request.env);
+      await withDeadline(child.exited, EXIT_AFTER_KILL_MS);
+    }
+    await drainPipes(Promise.all([stdout.result, stderr.result]), {
+      pid: child.pid,
+      platform: options.platform,
+      drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
+      lastChunkAt: () => lastChunkAt,
+    });
+  } finally {
+    stdout.stop();
+    stderr.stop();
+    clearTimeout(timeout);
+    clearInterval(heartbeat);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+
+  const out = await stdout.result;
+  const err = await stderr.result;
+  let stderrText = err.text;
+  if (stopReason === null && child.exitCode === null && child.signalCode !== null) {
+    // Killed by a signal we did not send (a crash, the OOM killer, another program).
+    const separator = stderrText === "" || stderrText.endsWith("\n") ? "" : "\n";
+    stderrText += `${separator}conda-mcp: ${name} was killed by signal ${child.signalCode}\n`;
+  }
+  return {
+    exit_code: stopReason === null ? child.exitCode : null,
+    stdout: out.text,
+    stderr: stderrText,
+    duration_ms: elapsed(),
+    parsed_json: parseJsonOutput(out.text, out.truncated),
+    timed_out: stopReason === "timed_out",
+    cancelled: stopReason === "cancelled",
+    stdout_truncated: out.truncated,
+    stderr_truncated: err.truncated,
+    restart_required: false,
+  };
+}
+
+// SIGTERM the group, give it graceMs to end, then SIGKILL whatever is left (on Windows,
+// taskkill /T /F ends the tree at once).
+async function terminateTree(
+  pid: number,
+  hasExited: () => boolean,
+  options: RunOptions,
+  env: Readonly<Record<string, string>>,
+): Promise<void> {
+  await killProcessTree(pid, "SIGTERM", options.platform, env);
+  if (options.platform === "win32") return;
+  const graceEnd = performance.now() + (options.graceMs ?? DEFAULT_GRACE_MS);
+  while (performance.now() < graceEnd) {
+    if (hasExited() && !isGroupAlive(pid, options.platform)) return;
+    await sleep(POLL_MS);
+  }
+  await killProcessTree(pid, "SIGKILL", options.platform, env);
+}
+
+// Reading a pipe to its end also waits for every process that inherited it. After the child
+// exits, stop once nothing of its group is left and the pipes went quiet, or after drainMs.
+async function drainPipes(
+  readers: Promise<unknown>,
+  how: {
+    pid: number;
+    platform: NodeJS.Platform;
+    drainMs: number;
+    lastChunkAt: () => number;
+  },
+): Promise<void> {
+  let finished = false;
+  readers.then(() => {
+    finished = true;
+  });
+  const end = performance.now() + how.drainMs;
+  for (;;) {
+    await Promise.race([readers, sleep(POLL_MS)]);
+    if (finished) return;
+    const now = performance.now();
+    if (now >= end) return;
+    const quiet = now - how.lastChunkAt() >= QUIET_MS;
+    if (quiet && how.platform !== "win32" && !isGroupAlive(how.pid, how.platform)) return;
+  }
+}
+
+// Names the cause without the server's paths.
+function describeSpawnError(error: unknown, cwd: string | undefined): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return cwd !== undefined && !existsSync(cwd)
+        ? "the working directory does not exist (ENOENT)"
+        : "the program was not found (ENOENT)";
+    case "EACCES":
+      return "permission denied (EACCES)";
+    case undefined:
+      return "the system refused to start it";
+    default:
+      return `the system refused to start it (${code})`;
+  }
+}
+
+function programName(command: string): string {
+  return command.split(/[\\/]/).pop() || "the program";
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    promise,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
