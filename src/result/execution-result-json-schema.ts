@@ -1,0 +1,37 @@
+import type { ExecutionResult } from "./execution-result.ts";
+
+type PropertySchema = {
+  readonly type?: string | readonly string[];
+  readonly description: string;
+  readonly minimum?: number;
+};
+
+// `satisfies` over the keys: adding a field to ExecutionResult without a schema fails to compile.
+const PROPERTIES = {
+  exit_code: {
+    type: ["integer", "null"],
+    description: "Exit code; null when killed (timeout, cancel, signal) or never started.",
+  },
+  stdout: { type: "string", description: "Head of standard output, UTF-8." },
+  stderr: { type: "string", description: "Head of standard error, UTF-8, plus server notes." },
+  duration_ms: { type: "number", minimum: 0, description: "Wall time in milliseconds." },
+  parsed_json: {
+    description: "stdout parsed when it is exactly one complete JSON document, else null.",
+  },
+  timed_out: { type: "boolean", description: "The server's timeout ended the process tree." },
+  cancelled: { type: "boolean", description: "The request was cancelled." },
+  stdout_truncated: { type: "boolean", description: "stdout exceeded the output cap." },
+  stderr_truncated: { type: "boolean", description: "stderr exceeded the output cap." },
+  restart_required: {
+    type: "boolean",
+    description: "conda's commands or plugins changed during the run: restart the server.",
+  },
+} as const satisfies Record<keyof ExecutionResult, PropertySchema>;
+
+/** JSON Schema of ExecutionResult, the outputSchema of every tool that runs conda. */
+export const EXECUTION_RESULT_JSON_SCHEMA = {
+  type: "object",
+  properties: PROPERTIES,
+  required: Object.keys(PROPERTIES) as (keyof ExecutionResult)[],
+  additionalProperties: false,
+} as const;
