@@ -62,6 +62,10 @@ export const OPTION_HELP: readonly [string, string][] = [
     "--introspection-timeout SECONDS",
     `longest conda may take to describe its commands (default ${DEFAULTS.introspectionTimeoutSeconds})`,
   ],
+  [
+    "--progress-interval SECONDS",
+    `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
+  ],
   ["--no-cache", "always introspect conda; never read or write the catalog cache"],
   ["--help", "show this help"],
   ["--version", "show the version"],
@@ -120,6 +124,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
   let timeoutSeconds: number = DEFAULTS.timeoutSeconds;
   let maxOutputBytes: number = DEFAULTS.maxOutputBytes;
   let introspectionSeconds: number = DEFAULTS.introspectionTimeoutSeconds;
+  let heartbeatMs: number = DEFAULTS.heartbeatMs;
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -177,6 +182,9 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
       case "--introspection-timeout":
         introspectionSeconds = positiveNumber(name, value(), 3600);
         break;
+      case "--progress-interval":
+        heartbeatMs = Math.round(positiveNumber(name, value(), 3600) * 1000);
+        break;
       case "--no-cache":
         flags.cache = false;
         break;
@@ -203,7 +211,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
     maxOutputBytes,
     maxStdinBytes: DEFAULTS.maxStdinBytes,
     introspectionTimeoutMs: Math.round(introspectionSeconds * 1000),
-    heartbeatMs: DEFAULTS.heartbeatMs,
+    heartbeatMs,
     cache: flags.cache,
     env,
     platform: host.platform,

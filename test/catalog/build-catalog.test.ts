@@ -52,7 +52,7 @@ describe("the conda 26.7 reference tree", () => {
       "update_all",
       "update_specs",
     ]);
-    expect(install?.exclusiveGroups).toContainEqual({ members: modifiers, required: false });
+    expect(install?.exclusiveGroups).toContainEqual({ members: modifiers ?? [], required: false });
   });
 
   test("conda's NULL sentinel never becomes a default", () => {

@@ -1,0 +1,45 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CLI_COMMAND_INPUT_SCHEMA,
+  CLI_COMMAND_OUTPUT_SCHEMA,
+  CLI_COMMAND_TOOL_DESCRIPTION,
+  CLI_COMMAND_TOOL_NAME,
+  cliCommandTool,
+} from "../completion/cli-command-tool.ts";
+import { createManifestReader } from "../completion/create-manifest-reader.ts";
+import type { CliCommandHandler } from "./create-server.ts";
+
+/** conda_cli_command as tools/list shows it: read-only, needs no policy option. */
+export const CLI_COMMAND_DEFINITION: Tool = {
+  name: CLI_COMMAND_TOOL_NAME,
+  title: "conda command metadata (conda-completion)",
+  description: CLI_COMMAND_TOOL_DESCRIPTION,
+  inputSchema: CLI_COMMAND_INPUT_SCHEMA,
+  outputSchema: CLI_COMMAND_OUTPUT_SCHEMA,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+};
+
+/** Answers conda_cli_command calls from the manifest at `manifestPath`, read on each call. */
+export function createCliCommandHandler(context: {
+  manifestPath: string;
+  installedVersion: string | null;
+  currentPluginHash: string | null;
+}): CliCommandHandler {
+  const readManifest = createManifestReader();
+  return async (input) => {
+    const outcome = await cliCommandTool({ ...context, readManifest }, input);
+    // Invalid input is a tool error the model can correct; the message never repeats the input.
+    if ("error" in outcome)
+      return { isError: true, content: [{ type: "text", text: outcome.message }] };
+    const result: CallToolResult = {
+      structuredContent: outcome as unknown as Record<string, unknown>,
+      content: [{ type: "text", text: JSON.stringify(outcome) }],
+    };
+    return result;
+  };
+}

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { type RunningServer, startServer } from "../support/start-server.ts";
+
+const SECRET_TOKEN = "tk-0123456789-SECRET";
+const SECRET_ENV = "hunter2-SECRET-ENV";
+
+let fixture: FixtureConda;
+let server: RunningServer;
+let tools: Tool[];
+
+beforeAll(async () => {
+  fixture = await makeFixtureConda({
+    withCompletion: "0.3.2",
+    condarc: `channels:\n  - https://conda.example.com/t/${SECRET_TOKEN}/private\n  - https://user:${SECRET_TOKEN}@repo.example.com/c\n`,
+  });
+  server = await startServer({
+    conda: fixture.condaExe,
+    env: { ...fixture.env, MY_API_TOKEN: SECRET_ENV, AWS_SECRET_ACCESS_KEY: SECRET_ENV },
+  });
+  tools = (await server.client.listTools()).tools;
+});
+
+afterAll(async () => {
+  await server?.close();
+  fixture?.cleanup();
+});
+
+function tool(name: string): Tool {
+  const found = tools.find((t) => t.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return found;
+}
+
+async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await server.client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function text(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+
+describe("tools/list", () => {
+  test("lists one typed tool per terminal command, plugins and nested commands included", () => {
+    const names = tools.map((t) => t.name);
+    for (const name of [
+      "conda_info",
+      "conda_install",
+      "conda_env_config_vars_set",
+      "conda_greet",
+      "conda_tools_cache_clear",
+      "conda_remove",
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(names).not.toContain("conda_uninstall");
+    expect(names).not.toContain("conda_activate");
+  });
+
+  test("conda_execute is not listed without --allow-exec", () => {
+    expect(tools.map((t) => t.name)).not.toContain("conda_execute");
+  });
+
+  test("conda_cli_command is listed because conda-completion is installed", () => {
+    expect(tool("conda_cli_command").annotations?.readOnlyHint).toBe(true);
+  });
+
+  test("each generated tool carries a plain object schema, the result schema, hints and its conda path", () => {
+    for (const t of tools.filter((t) => t.name !== "conda_cli_command")) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.inputSchema).not.toHaveProperty("oneOf");
+      expect(t.outputSchema?.required).toContain("exit_code");
+      expect(t.annotations).toHaveProperty("readOnlyHint");
+    }
+    expect(tool("conda_remove")._meta?.["conda-mcp/aliases"]).toEqual([["uninstall"]]);
+    expect(tool("conda_env_config_vars_set")._meta?.["conda-mcp/path"]).toEqual([
+      "env",
+      "config",
+      "vars",
+      "set",
+    ]);
+    expect(tool("conda_remove").description).toContain("conda uninstall");
+  });
+
+  test("a greedy plugin takes one opaque args array", () => {
+    expect(Object.keys(tool("conda_greet").inputSchema.properties ?? {})).toEqual(["args"]);
+  });
+});
+
+describe("conda://capabilities", () => {
+  test("describes the target, its catalog, plugins and fingerprint", async () => {
+    const { resources } = await server.client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(["conda://capabilities"]);
+    const read = await server.client.readResource({ uri: "conda://capabilities" });
+    const doc = JSON.parse((read.contents[0] as { text: string }).text);
+    expect(doc.target_executable).toBe(fixture.condaExe);
+    expect(doc.conda_version).toBe("26.7.0");
+    expect(doc.discovery_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(doc.generated_tools).toContain("conda_env_list");
+    expect(doc.plugins.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["fixture-greet", "fixture-tools", "conda-completion"]),
+    );
+    expect(
+      doc.catalog.commands.find((c: { path: string[] }) => c.path.join(" ") === "activate").status,
+    ).toBe("excluded");
+  });
+
+  test("holds no tokens, credentials or environment values", async () => {
+    const read = await server.client.readResource({ uri: "conda://capabilities" });
+    const raw = JSON.stringify(read);
+    expect(raw).not.toContain(SECRET_TOKEN);
+    expect(raw).not.toContain(SECRET_ENV);
+    expect(raw).not.toContain(fixture.home);
+    expect(JSON.stringify(tools)).not.toContain(SECRET_TOKEN);
+  });
+
+  test("an unknown resource is an error that names nothing", async () => {
+    const error = await server.client
+      .readResource({ uri: "conda://secrets" })
+      .catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error)).toContain("Unknown resource");
+    expect(String(error)).not.toContain("capabilities");
+  });
+});
+
+describe("tools/call", () => {
+  test("a read-only tool runs conda and returns the structured result", async () => {
+    const result = await call("conda_info", { json: true });
+    expect(result.isError).toBe(false);
+    const structured = result.structuredContent as Record<string, unknown>;
+    expect(structured.exit_code).toBe(0);
+    expect((structured.parsed_json as { conda_version: string }).conda_version).toBe("26.7.0");
+    expect(structured.restart_required).toBe(false);
+    expect(text(result).split("\n")[0]).toContain("conda info");
+  });
+
+  test("conda receives exactly the typed arguments", async () => {
+    const result = await call("conda_list", { name: "demo", json: true, fields: "name,version" });
+    const parsed = (
+      result.structuredContent as {
+        parsed_json: { command: string[]; args: Record<string, unknown> };
+      }
+    ).parsed_json;
+    expect(parsed.command).toEqual(["list"]);
+    expect(parsed.args).toMatchObject({
+      name: "demo",
+      json: true,
+      list_fields: ["name", "version"],
+    });
+  });
+
+  test("invalid arguments are a tool error naming the path, never the value", async () => {
+    const result = await call("conda_list", { regex: "-x-SNEAKY", bogus: 1 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("/regex: expected a string that does not start with '-'");
+    expect(text(result)).toContain("/bogus: unknown property");
+    expect(text(result)).not.toContain("SNEAKY");
+  });
+
+  test("a write is refused without --allow-write, naming the option", async () => {
+    const result = await call("conda_install", { name: "demo", packages: ["numpy"] });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("--allow-write");
+  });
+
+  test("a dry run of a write is a read and runs", async () => {
+    const result = await call("conda_install", {
+      name: "demo",
+      packages: ["numpy"],
+      dry_run: true,
+      json: true,
+    });
+    expect(result.isError).toBe(false);
+  });
+
+  test("a destructive call is refused naming --allow-destructive", async () => {
+    const result = await call("conda_env_remove", { name: "demo" });
+    expect(text(result)).toContain("--allow-destructive");
+  });
+
+  test("conda run and plugin commands are refused naming --allow-exec", async () => {
+    expect(text(await call("conda_run", { executable_call: ["true"] }))).toContain("--allow-exec");
+    expect(text(await call("conda_greet", { args: ["hi"] }))).toContain("--allow-exec");
+  });
+
+  test("an unknown tool is a protocol error that names nothing", async () => {
+    const error = await server.client
+      .callTool({ name: "conda_nope", arguments: {} })
+      .catch((e: Error) => e);
+    expect(String(error)).toContain("Unknown tool");
+    expect(String(error)).not.toContain("conda_info");
+  });
+
+  test("conda_cli_command answers from the manifest state", async () => {
+    const result = await call("conda_cli_command", { command_path: ["env", "list"] });
+    expect((result.structuredContent as { availability: string }).availability).toBe(
+      "not_generated",
+    );
+  });
+});
