@@ -16,13 +16,15 @@ export interface RenderOptions {
 /**
  * Renders an execution result as an MCP tool result: the result as structured content, a text
  * block with a one-line summary and the result as JSON, and isError unless it exited with 0
- * (so timeouts, cancels, spawn failures and deaths by signal are errors).
+ * (so timeouts, cancels, spawn failures and deaths by signal are errors). The text leaves out
+ * parsed_json: it is stdout parsed, and stdout is already there.
  */
 export function renderToolResult(result: ExecutionResult, options: RenderOptions): CallToolResult {
   const summary = summarizeResult(result, options.summaryLabel, options.maxOutputBytes);
+  const { parsed_json: _sameAsStdout, ...textual } = result;
   return {
     structuredContent: { ...result },
-    content: [{ type: "text", text: `${summary}\n${JSON.stringify(result)}` }],
+    content: [{ type: "text", text: `${summary}\n${JSON.stringify(textual)}` }],
     isError: result.exit_code !== 0,
   };
 }

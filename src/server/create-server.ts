@@ -59,6 +59,7 @@ export interface ServerDeps {
   guardFacts: GuardFacts;
   timeoutMs: number;
   maxStdinBytes: number;
+  maxOutputBytes: number;
   runConda: RunConda;
   /** Recomputes the discovery fingerprint (cheap, no Python). */
   currentFingerprint: () => Promise<string>;
@@ -177,7 +178,7 @@ export function createServer(deps: ServerDeps): Server {
     if (!result.cancelled) {
       result.restart_required = (await deps.currentFingerprint()) !== deps.startupFingerprint;
     }
-    return renderToolResult(result, { summaryLabel: label }) as CallToolResult;
+    return renderToolResult(result, { summaryLabel: label, maxOutputBytes: deps.maxOutputBytes });
   }
 
   async function callGenerated(

@@ -140,6 +140,7 @@ export async function serve(input: {
     guardFacts: guardFactsFor(config, introspection.root_prefix, introspection.envs_dirs),
     timeoutMs: config.timeoutMs,
     maxStdinBytes: config.maxStdinBytes,
+    maxOutputBytes: config.maxOutputBytes,
     runConda,
     currentFingerprint: () =>
       computeFingerprint({

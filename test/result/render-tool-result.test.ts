@@ -71,11 +71,17 @@ describe("summarizeResult", () => {
 });
 
 describe("renderToolResult", () => {
-  test("renders structured content, a summary line with the JSON, and no error for exit 0", () => {
+  test("renders structured content, a summary line with the JSON but not parsed_json twice, and no error for exit 0", () => {
     const rendered = renderToolResult(OK, { summaryLabel: "conda env list" });
+    const { parsed_json: _, ...withoutParsed } = OK;
     expect(rendered).toEqual({
       structuredContent: { ...OK },
-      content: [{ type: "text", text: `conda env list: exit 0 in 812 ms\n${JSON.stringify(OK)}` }],
+      content: [
+        {
+          type: "text",
+          text: `conda env list: exit 0 in 812 ms\n${JSON.stringify(withoutParsed)}`,
+        },
+      ],
       isError: false,
     });
   });
@@ -132,7 +138,7 @@ describe("EXECUTION_RESULT_JSON_SCHEMA", () => {
       const [block] = rendered.content;
       expect(
         block?.type === "text" && JSON.parse(block.text.split("\n").slice(1).join("\n")),
-      ).toEqual(rendered.structuredContent);
+      ).toEqual({ ...rendered.structuredContent, parsed_json: undefined });
     }
   });
 });
