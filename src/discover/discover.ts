@@ -1,3 +1,9 @@
+import {
+  type CatalogCacheOptions,
+  catalogCacheKey,
+  readCatalogCache,
+  writeCatalogCache,
+} from "./catalog-cache.ts";
 import { computeFingerprint } from "./compute-fingerprint.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
@@ -12,6 +18,12 @@ export interface DiscoverOptions {
   platform: NodeJS.Platform;
   /** Deadline for each call into the target's Python. */
   timeoutMs: number;
+  /** Folder of the catalog cache (see userCacheDir), or null (`--no-cache`): never read or write. */
+  cacheDir: string | null;
+  /** The user's home; stands for `~` in conda's configuration search path when env has no HOME. */
+  home?: string;
+  /** Receives one line when a cache entry is ignored or cannot be written. */
+  log?: (line: string) => void;
   which?: Which;
 }
 
@@ -27,11 +39,17 @@ export interface Discovery {
   introspection: IntrospectionResult;
   /** Changes when conda, its interpreter or its plugins change (see computeFingerprint). */
   fingerprint: string;
-  /** Wall time spent in the target's Python. */
+  /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
+  /** Whether the target's Python described conda just now or a still-valid cache entry did. */
+  source: "introspection" | "cache";
 }
 
-/** Find conda and its Python, introspect its parser tree and fingerprint the installation. */
+/**
+ * Find conda and its Python, introspect its parser tree and fingerprint the installation. With
+ * a cacheDir, an entry whose fingerprint and configuration still match is used instead and no
+ * process is started at all; otherwise the fresh result is stored for the next start.
+ */
 export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const env = { ...options.env };
   const { platform, timeoutMs } = options;
@@ -41,6 +59,24 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     platform,
     ...(options.which ? { which: options.which } : {}),
   });
+
+  const cache: CatalogCacheOptions | null = options.cacheDir
+    ? {
+        cacheDir: options.cacheDir,
+        executable,
+        env,
+        platform,
+        home: options.home,
+        log: options.log,
+      }
+    : null;
+  // The key is taken before introspecting, so an entry never describes a later executable.
+  const key = cache ? await catalogCacheKey(cache) : null;
+  if (cache && key) {
+    const cached = await readCatalogCache(cache, key);
+    if (cached) return { executable, ...cached, pythonMs: 0, source: "cache" };
+  }
+
   const resolved = await resolvePython(executable, {
     env,
     platform,
@@ -56,7 +92,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     siteDirs: introspection.site_dirs,
     condaVersion: introspection.conda_version,
   });
-  return {
+  const discovery: Discovery = {
     executable,
     python: resolved.python,
     pythonSource: resolved.source,
@@ -64,5 +100,8 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     introspection,
     fingerprint,
     pythonMs: resolved.pythonMs + introspectMs,
+    source: "introspection",
   };
+  if (cache && key) await writeCatalogCache(cache, key, discovery);
+  return discovery;
 }

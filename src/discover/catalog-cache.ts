@@ -1,0 +1,477 @@
+import { createHash, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { lutimes, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
+import { INTROSPECT_SOURCE } from "./introspect.ts";
+import { parseShebang } from "./parse-shebang.ts";
+import type { IntrospectionResult } from "./raw-tree.ts";
+import type { PythonSource } from "./resolve-python.ts";
+
+/** Where the cache lives and what an entry is for: one conda executable under one environment. */
+export interface CatalogCacheOptions {
+  cacheDir: string;
+  /** The conda executable as findConda returned it. */
+  executable: string;
+  /** The environment conda runs with; only digests of it are stored. */
+  env: Readonly<Record<string, string | undefined>>;
+  platform: NodeJS.Platform;
+  /** Stands for `~` in conda's configuration search path when env has no HOME / USERPROFILE. */
+  home?: string | undefined;
+  /** Receives one line when an entry is ignored or cannot be written. */
+  log?: ((line: string) => void) | undefined;
+}
+
+/** What an entry restores: the results of discovery that otherwise need the target's Python. */
+export interface CachedDiscovery {
+  python: string;
+  pythonSource: PythonSource;
+  condaArgv: string[];
+  introspection: IntrospectionResult;
+  fingerprint: string;
+}
+
+/** Entries larger than this are ignored unread (a real conda's tree is about 1 MiB). */
+export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;
+
+const FORMAT = 1;
+const INTROSPECT_DIGEST = sha256(INTROSPECT_SOURCE);
+const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
+const TEMP_NAME = /^[0-9a-f]{64}\.\d+\.[0-9a-f]+\.tmp$/;
+const STALE_TEMP_MS = 60 * 60 * 1000;
+const STALE_ENTRY_MS = 30 * 24 * 60 * 60 * 1000;
+const PYTHON_SOURCES: ReadonlySet<string> = new Set<PythonSource>([
+  "conda-exe-is-python",
+  "shebang",
+  "env-shebang",
+  "sh-trampoline",
+  "windows-launcher",
+  "conda-python-exe",
+  "prefix",
+  "shell-hook",
+]);
+// Variables that change which conda runs, with which Python and plugins, how it is configured,
+// or what paths its parser embeds: conda reads every CONDA_* name as a setting, CONDA_PREFIX
+// appears in help texts, PYTHON* variables move sys.path, the homes and XDG folders hold
+// .condarc files and conda-completion's cache.
+const ENV_PREFIXES = ["CONDA", "_CE_", "PYTHON"];
+const ENV_NAMES: ReadonlySet<string> = new Set([
+  "HOME",
+  "USERPROFILE",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "XDG_CONFIG_HOME",
+  "XDG_CACHE_HOME",
+  "LOCALAPPDATA",
+]);
+const HEAD_BYTES = 4096;
+
+/** The on-disk shape of an entry, before validation. */
+interface Entry {
+  format: number;
+  introspectDigest: string;
+  key: string;
+  input: FingerprintInput;
+  fingerprint: string;
+  configDigest: string;
+  pythonSource: PythonSource;
+  condaArgv: string[];
+  introspection: IntrospectionResult;
+}
+
+/**
+ * The name of the entry for a conda executable under an environment: a sha256 of the
+ * executable as found, its real path, and the environment values that change what conda
+ * does (every `CONDA*`, `_CE_*` and `PYTHON*` variable, the home and XDG folders, and PATH only
+ * when the script's shebang is `/usr/bin/env python`, since then PATH picks the interpreter).
+ * File-system reads only; compute it before introspecting so the entry describes what ran.
+ */
+export async function catalogCacheKey(options: CatalogCacheOptions): Promise<string> {
+  const { executable, env, platform } = options;
+  const variables: [string, string][] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    // Windows environment names are case-insensitive.
+    const key = platform === "win32" ? name.toUpperCase() : name;
+    if (ENV_NAMES.has(key) || ENV_PREFIXES.some((prefix) => key.startsWith(prefix))) {
+      variables.push([key, value]);
+    }
+  }
+  variables.sort(([a, av], [b, bv]) => compare(a, b) || compare(av, bv));
+  const head = await readHead(executable);
+  const envShebang = head !== null && parseShebang(head)?.kind === "env";
+  return sha256(
+    JSON.stringify({
+      executable,
+      real: await realpath(executable).catch(() => null),
+      platform,
+      variables,
+      path: envShebang ? (env.PATH ?? null) : null,
+    }),
+  );
+}
+
+/**
+ * The cached discovery for `key`, or null: a missing, unreadable, oversized, corrupt or
+ * foreign entry, one written by another format or introspection script, or one whose
+ * fingerprint (conda, plugins, executable, interpreter) or conda configuration files no longer
+ * match. Never throws and never runs a process.
+ */
+export async function readCatalogCache(
+  options: CatalogCacheOptions,
+  key: string,
+): Promise<CachedDiscovery | null> {
+  const file = path.join(options.cacheDir, `${key}.json`);
+  try {
+    const read = await readEntryText(file);
+    if (read === null) return null;
+    if (typeof read !== "string") return ignored(options, read.problem);
+    let document: unknown;
+    try {
+      document = JSON.parse(read);
+    } catch {
+      return ignored(options, "it is not valid JSON");
+    }
+    const problem = entryProblem(document, key, options.executable);
+    if (problem) return ignored(options, problem);
+    const entry = document as Entry;
+    const [fingerprint, configDigest] = await Promise.all([
+      computeFingerprint(entry.input),
+      condaConfigDigest(options, entry.introspection.root_prefix),
+    ]);
+    if (fingerprint !== entry.fingerprint) {
+      return ignored(options, "conda, its plugins or its interpreter changed");
+    }
+    if (configDigest !== entry.configDigest) {
+      return ignored(options, "conda's configuration files changed");
+    }
+    // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
+    const now = new Date();
+    await lutimes(file, now, now).catch(() => undefined);
+    return {
+      python: entry.input.python,
+      pythonSource: entry.pythonSource,
+      condaArgv: entry.condaArgv,
+      introspection: entry.introspection,
+      fingerprint,
+    };
+  } catch (error) {
+    return ignored(options, `it could not be read (${errorCode(error)})`);
+  }
+}
+
+/**
+ * Store a discovery under `key`: written to a private temporary file (mode 0600) in the cache
+ * folder (created with mode 0700), synced, then renamed over the entry, so readers and
+ * concurrent writers only ever see whole entries. Temporary files older than an hour and
+ * entries unused for 30 days are removed on the way. Failures are logged, never thrown.
+ */
+export async function writeCatalogCache(
+  options: CatalogCacheOptions,
+  key: string,
+  discovery: CachedDiscovery,
+): Promise<void> {
+  const { cacheDir } = options;
+  let temp: string | null = null;
+  try {
+    const configDigest = await condaConfigDigest(options, discovery.introspection.root_prefix);
+    const entry: Entry = {
+      format: FORMAT,
+      introspectDigest: INTROSPECT_DIGEST,
+      key,
+      input: {
+        executable: options.executable,
+        python: discovery.python,
+        siteDirs: discovery.introspection.site_dirs,
+        condaVersion: discovery.introspection.conda_version,
+      },
+      fingerprint: discovery.fingerprint,
+      configDigest,
+      pythonSource: discovery.pythonSource,
+      condaArgv: discovery.condaArgv,
+      introspection: discovery.introspection,
+    };
+    const text = JSON.stringify(entry);
+    if (Buffer.byteLength(text) > MAX_CATALOG_CACHE_BYTES) {
+      options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
+      return;
+    }
+    await mkdir(cacheDir, { recursive: true, mode: 0o700 });
+    await removeStaleFiles(cacheDir);
+    temp = path.join(cacheDir, `${key}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    const handle = await open(temp, "wx", 0o600);
+    try {
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path.join(cacheDir, `${key}.json`));
+    temp = null;
+  } catch (error) {
+    options.log?.(`catalog cache: not written (${errorCode(error)})`);
+  } finally {
+    if (temp !== null) await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** The entry's text, null when there is none, or why the file is not usable. */
+async function readEntryText(file: string): Promise<string | { problem: string } | null> {
+  // O_NOFOLLOW: an entry is never a link; O_NONBLOCK: a FIFO planted there cannot hang us.
+  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, flags);
+  } catch (error) {
+    const code = errorCode(error);
+    // No entry, or no cache folder yet (ENOTDIR: a file stands where a folder would be).
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    return { problem: code === "ELOOP" ? "it is a link" : `it could not be opened (${code})` };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { problem: "it is not a regular file" };
+    // An entry decides what is run: trust only this user's files that others cannot write.
+    const uid = process.getuid?.();
+    if (uid !== undefined && (info.uid !== uid || (info.mode & 0o022) !== 0)) {
+      return { problem: "it is not a private file of this user" };
+    }
+    if (info.size > MAX_CATALOG_CACHE_BYTES) return { problem: "it is too large" };
+    const buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled));
+    } catch {
+      return { problem: "it is not UTF-8 text" };
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first way a parsed entry is unusable for this key and executable, or null. */
+function entryProblem(document: unknown, key: string, executable: string): string | null {
+  if (!isObject(document)) return "it is not an object";
+  if (document.format !== FORMAT) return "it has another format version";
+  if (document.introspectDigest !== INTROSPECT_DIGEST) {
+    return "it was made by another introspection script";
+  }
+  if (document.key !== key) return "it belongs to another conda or environment";
+  const input = document.input;
+  if (
+    !isObject(input) ||
+    input.executable !== executable ||
+    typeof input.python !== "string" ||
+    typeof input.condaVersion !== "string" ||
+    !isStringList(input.siteDirs)
+  ) {
+    return "its fingerprint inputs are malformed";
+  }
+  if (typeof document.fingerprint !== "string" || typeof document.configDigest !== "string") {
+    return "its digests are malformed";
+  }
+  const source = document.pythonSource;
+  const argv = document.condaArgv;
+  if (typeof source !== "string" || !PYTHON_SOURCES.has(source) || !isStringList(argv)) {
+    return "its interpreter is malformed";
+  }
+  // condaArgv is derived, never free: [executable], or [python, "-m", module] when the
+  // executable is the interpreter itself (_CE_M=-m).
+  const derived =
+    source === "conda-exe-is-python"
+      ? input.python === executable &&
+        argv.length === 3 &&
+        argv[0] === executable &&
+        argv[1] === "-m" &&
+        (argv[2] ?? "").length > 0
+      : argv.length === 1 && argv[0] === executable;
+  if (!derived) return "its conda command line does not match the executable";
+  const introspection = document.introspection;
+  const problem = introspectionProblem(introspection);
+  if (problem) return `its introspection is malformed (${problem})`;
+  const result = introspection as IntrospectionResult;
+  if (
+    result.conda_version !== input.condaVersion ||
+    JSON.stringify(result.site_dirs) !== JSON.stringify(input.siteDirs)
+  ) {
+    return "its fingerprint inputs do not match its introspection";
+  }
+  return null;
+}
+
+/** The first way a value differs from IntrospectionResult, as introspect() checks it, or null. */
+function introspectionProblem(document: unknown): string | null {
+  if (!isObject(document) || document.ok !== true) return "expected an object with ok true";
+  for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
+    if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
+  }
+  for (const key of ["site_dirs", "envs_dirs"]) {
+    if (!isStringList(document[key])) return `expected \`${key}\` to be a list of strings`;
+  }
+  if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
+  if (document.completion !== undefined && !isObject(document.completion)) {
+    return "expected `completion` to be an object";
+  }
+  const tree = document.tree;
+  if (!isObject(tree) || !Array.isArray(tree.path) || tree.path.length !== 0) {
+    return "expected `tree` to be the root parser";
+  }
+  return parserProblem(tree, "tree");
+}
+
+/** Checks the lists every stage walks, at every depth of the tree. */
+function parserProblem(parser: Record<string, unknown>, where: string): string | null {
+  if (typeof parser.command !== "string" || !isStringList(parser.path)) {
+    return `expected \`${where}\` to name its command and path`;
+  }
+  for (const key of ["actions", "subcommands", "aliases", "mutually_exclusive_groups"]) {
+    const list = parser[key];
+    if (!Array.isArray(list) || !list.every(isObjectOrString)) {
+      return `expected \`${where}.${key}\` to be a list`;
+    }
+  }
+  for (const [index, action] of (parser.actions as unknown[]).entries()) {
+    if (
+      !isObject(action) ||
+      !isStringList(action.option_strings) ||
+      typeof action.dest !== "string"
+    ) {
+      return `expected \`${where}.actions[${index}]\` to be an action`;
+    }
+  }
+  for (const [index, child] of (parser.subcommands as unknown[]).entries()) {
+    if (!isObject(child)) return `expected \`${where}.subcommands[${index}]\` to be a parser`;
+    const problem = parserProblem(child, `${where}.subcommands[${index}]`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * A digest of conda's configuration search path (conda.base.constants.SEARCH_PATH): for each
+ * candidate `.condarc` file its size and mtime, for each `condarc.d` folder those of its YAML
+ * files. `.condarc` can disable plugins and move envs_dirs, which the introspection reports.
+ */
+async function condaConfigDigest(
+  options: CatalogCacheOptions,
+  rootPrefix: string,
+): Promise<string> {
+  const { env, platform } = options;
+  const paths = platform === "win32" ? path.win32 : path.posix;
+  const home =
+    (platform === "win32"
+      ? (env.USERPROFILE ?? (env.HOMEDRIVE && env.HOMEPATH ? env.HOMEDRIVE + env.HOMEPATH : null))
+      : env.HOME) ||
+    options.home ||
+    null;
+  const folders: string[] =
+    platform === "win32" ? ["C:/ProgramData/conda"] : ["/etc/conda", "/var/lib/conda"];
+  folders.push(rootPrefix);
+  if (env.XDG_CONFIG_HOME) folders.push(paths.join(env.XDG_CONFIG_HOME, "conda"));
+  if (home) folders.push(paths.join(home, ".config", "conda"), paths.join(home, ".conda"));
+  const candidates = folders.flatMap((folder) =>
+    [".condarc", "condarc", "condarc.d"].map((name) => paths.join(folder, name)),
+  );
+  if (home) candidates.push(paths.join(home, ".condarc"));
+  if (env.CONDA_PREFIX) {
+    for (const name of [".condarc", "condarc", "condarc.d"]) {
+      candidates.push(paths.join(env.CONDA_PREFIX, name));
+    }
+  }
+  if (env.CONDARC) candidates.push(env.CONDARC);
+  const identities = await Promise.all(candidates.map(configIdentity));
+  return sha256(JSON.stringify(candidates.map((candidate, i) => [candidate, identities[i]])));
+}
+
+/** `size:mtime` of a file, the same of each YAML file of a folder, or null when absent. */
+async function configIdentity(candidate: string): Promise<unknown> {
+  try {
+    const info = await stat(candidate);
+    if (!info.isDirectory()) return `${info.size}:${info.mtimeMs}`;
+    const names = (await readdir(candidate)).filter((n) => /\.ya?ml$/i.test(n)).sort(compare);
+    return await Promise.all(
+      names.map(async (name) => {
+        const file = await stat(path.join(candidate, name)).catch(() => null);
+        return [name, file ? `${file.size}:${file.mtimeMs}` : null];
+      }),
+    );
+  } catch {
+    return null;
+  }
+}
+
+async function removeStaleFiles(cacheDir: string): Promise<void> {
+  const now = Date.now();
+  let names: string[];
+  try {
+    names = await readdir(cacheDir);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names.map(async (name) => {
+      const maxAge = TEMP_NAME.test(name)
+        ? STALE_TEMP_MS
+        : ENTRY_NAME.test(name)
+          ? STALE_ENTRY_MS
+          : null;
+      if (maxAge === null) return;
+      const file = path.join(cacheDir, name);
+      try {
+        if (now - (await stat(file)).mtimeMs > maxAge) await unlink(file);
+      } catch {
+        // Another writer renamed or removed it first.
+      }
+    }),
+  );
+}
+
+async function readHead(file: string): Promise<string | null> {
+  try {
+    const handle = await open(file, "r");
+    try {
+      const buffer = new Uint8Array(HEAD_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+      return new TextDecoder().decode(buffer.subarray(0, bytesRead));
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+function ignored(options: CatalogCacheOptions, reason: string): null {
+  options.log?.(`catalog cache: entry ignored, ${reason}`);
+  return null;
+}
+
+function errorCode(error: unknown): string {
+  const code = isObject(error) ? error.code : undefined;
+  return typeof code === "string" ? code : "unexpected error";
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isObjectOrString(value: unknown): boolean {
+  return isObject(value) || typeof value === "string";
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

@@ -1,0 +1,591 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  chmod,
+  chown,
+  cp,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
+import { join } from "node:path";
+import { MAX_CATALOG_CACHE_BYTES } from "../../src/discover/catalog-cache.ts";
+import { type DiscoverOptions, type Discovery, discover } from "../../src/discover/discover.ts";
+import {
+  type FixtureConda,
+  type FixtureCondaOptions,
+  makeFixtureConda,
+} from "../support/make-fixture-conda.ts";
+
+const TIMEOUT = 30_000;
+const TEST_TIMEOUT = 90_000;
+const PLUGINS_DIR = join(import.meta.dir, "..", "fixtures", "conda", "plugins");
+const ENTRY = /^[0-9a-f]{64}\.json$/;
+
+/**
+ * A fixture conda whose scripts name a counting interpreter: `<root>/counted-python` appends a
+ * line to `<root>/python-runs.log`, then execs the fixture's Python. Every way discovery can
+ * reach Python goes through it (introspection runs the resolved interpreter, the last-resort
+ * `conda shell.posix hook` runs the script, whose shebang is the wrapper), so the log's length
+ * is exactly the number of Python processes started: the proof that a warm start spawns none.
+ * The wrapper is an ordinary file the fingerprint covers like any interpreter.
+ */
+interface Counted {
+  fixture: FixtureConda;
+  cacheDir: string;
+  wrapper: string;
+  logs: string[];
+  env: Record<string, string>;
+  runs(): Promise<number>;
+  discover(overrides?: Partial<DiscoverOptions>): Promise<Discovery>;
+  entries(): Promise<string[]>;
+  cleanup(): Promise<void>;
+}
+
+async function writeCountingInterpreter(file: string, log: string, python: string): Promise<void> {
+  await writeFile(file, `#!/bin/sh\necho run >> '${log}'\nexec '${python}' "$@"\n`);
+  await chmod(file, 0o755);
+}
+
+async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted> {
+  const fixture = await makeFixtureConda(options);
+  const log = join(fixture.root, "python-runs.log");
+  const wrapper = join(fixture.root, "counted-python");
+  await writeCountingInterpreter(wrapper, log, fixture.python);
+  if ((options.shebang ?? "direct") === "direct") {
+    for (const script of [fixture.condaExe, join(fixture.prefix, "condabin", "conda")]) {
+      const text = await readFile(script, "utf8");
+      await writeFile(script, `#!${wrapper}\n${text.slice(text.indexOf("\n") + 1)}`);
+    }
+  }
+  const cacheDir = join(fixture.root, "cache", "conda-mcp");
+  const logs: string[] = [];
+  const env = { ...fixture.env, CONDA_EXE: fixture.condaExe };
+  return {
+    fixture,
+    cacheDir,
+    wrapper,
+    logs,
+    env,
+    runs: async () => {
+      const text = await readFile(log, "utf8").catch(() => "");
+      return text.split("\n").filter((line) => line === "run").length;
+    },
+    discover: (overrides = {}) =>
+      discover({
+        env,
+        platform: process.platform,
+        timeoutMs: TIMEOUT,
+        cacheDir,
+        home: fixture.home,
+        log: (line) => logs.push(line),
+        ...overrides,
+      }),
+    entries: async () => (await readdir(cacheDir).catch(() => [] as string[])).sort(),
+    cleanup: () => fixture.cleanup(),
+  };
+}
+
+/** Run a test body with a private counted fixture conda, removed afterwards. */
+function withConda(
+  options: FixtureCondaOptions,
+  body: (conda: Counted) => Promise<void>,
+): () => Promise<void> {
+  return async () => {
+    const conda = await countedConda(options);
+    try {
+      await body(conda);
+    } finally {
+      await conda.cleanup();
+    }
+  };
+}
+
+const commands = (discovery: Discovery) =>
+  discovery.introspection.tree.subcommands.map((sub) => sub.command);
+
+describe("warm starts", () => {
+  test(
+    "a cold start introspects and writes one private entry; the next start uses it without Python",
+    withConda({}, async (conda) => {
+      const cold = await conda.discover();
+      expect(cold.source).toBe("introspection");
+      expect(cold.python).toBe(conda.wrapper);
+      expect(cold.pythonMs).toBeGreaterThan(0);
+      expect(await conda.runs()).toBe(1);
+
+      const entries = await conda.entries();
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatch(ENTRY);
+      expect((await stat(conda.cacheDir)).mode & 0o777).toBe(0o700);
+      expect((await stat(join(conda.cacheDir, entries[0] ?? ""))).mode & 0o777).toBe(0o600);
+
+      const warm = await conda.discover();
+      expect(warm).toEqual({ ...cold, pythonMs: 0, source: "cache" });
+      expect(await conda.runs()).toBe(1);
+      expect(await conda.entries()).toEqual(entries);
+      expect(conda.logs).toEqual([]);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the entry holds digests of the environment, never its values",
+    withConda({}, async (conda) => {
+      const secret = "s3cr3t-value-never-stored";
+      const env = { ...conda.env, CONDA_MCP_TEST_TOKEN: secret, PYTHONWARNINGS: secret };
+      await conda.discover({ env });
+      const [entry] = await conda.entries();
+      const text = await readFile(join(conda.cacheDir, entry ?? ""), "utf8");
+      expect(text.includes(secret)).toBe(false);
+
+      // Variables that do not change conda leave the entry valid; those that may do not.
+      expect((await conda.discover({ env: { ...env, UNRELATED: "1" } })).source).toBe("cache");
+      const changed = { ...env, CONDA_MCP_TEST_TOKEN: "other" };
+      expect((await conda.discover({ env: changed })).source).toBe("introspection");
+      expect(await conda.entries()).toHaveLength(2);
+    }),
+    TEST_TIMEOUT,
+  );
+});
+
+describe("a changed conda is never served a stale catalog", () => {
+  test(
+    "installing a plugin distribution invalidates the entry, and so does removing it",
+    withConda({ withPlugins: false }, async (conda) => {
+      expect(commands(await conda.discover())).not.toContain("tools");
+      expect((await conda.discover()).source).toBe("cache");
+
+      await cp(join(PLUGINS_DIR, "tools"), conda.fixture.sitePackages, { recursive: true });
+      const added = await conda.discover();
+      expect(added.source).toBe("introspection");
+      expect(commands(added)).toContain("tools");
+      expect(added.introspection.external_plugins.map((p) => p.project_name)).toContain(
+        "fixture-tools",
+      );
+      expect((await conda.discover()).source).toBe("cache");
+
+      await rm(join(conda.fixture.sitePackages, "fixture_tools-2.1.0.dist-info"), {
+        recursive: true,
+      });
+      await rm(join(conda.fixture.sitePackages, "fixture_tools"), { recursive: true });
+      const removed = await conda.discover();
+      expect(removed.source).toBe("introspection");
+      expect(commands(removed)).not.toContain("tools");
+      expect(await conda.runs()).toBe(3);
+      expect(await conda.entries()).toHaveLength(1);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "updating conda (a new conda-*.dist-info version) invalidates the entry",
+    withConda({}, async (conda) => {
+      const before = await conda.discover();
+      const site = conda.fixture.sitePackages;
+      await rename(join(site, "conda-26.7.0.dist-info"), join(site, "conda-26.9.0.dist-info"));
+      const after = await conda.discover();
+      expect(after.source).toBe("introspection");
+      expect(after.fingerprint).not.toBe(before.fingerprint);
+      expect((await conda.discover()).source).toBe("cache");
+      expect(await conda.runs()).toBe(2);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a rewritten conda script or interpreter invalidates the entry",
+    withConda({}, async (conda) => {
+      await conda.discover();
+      const script = conda.fixture.condaExe;
+      await writeFile(script, `${await readFile(script, "utf8")}# updated\n`);
+      expect((await conda.discover()).source).toBe("introspection");
+      expect((await conda.discover()).source).toBe("cache");
+
+      await writeFile(conda.wrapper, `${await readFile(conda.wrapper, "utf8")}# updated\n`);
+      expect((await conda.discover()).source).toBe("introspection");
+      expect((await conda.discover()).source).toBe("cache");
+      expect(await conda.runs()).toBe(3);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "another executable of the same installation gets its own entry",
+    withConda({}, async (conda) => {
+      const condabin = join(conda.fixture.prefix, "condabin", "conda");
+      expect((await conda.discover()).source).toBe("introspection");
+      const other = await conda.discover({ explicitPath: condabin });
+      expect(other.source).toBe("introspection");
+      expect(other.executable).toBe(condabin);
+      expect(other.condaArgv).toEqual([condabin]);
+      expect(await conda.entries()).toHaveLength(2);
+
+      expect((await conda.discover()).executable).toBe(conda.fixture.condaExe);
+      const again = await conda.discover({ explicitPath: condabin });
+      expect(again).toMatchObject({ source: "cache", executable: condabin, condaArgv: [condabin] });
+      expect(await conda.runs()).toBe(2);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "CONDA_NO_PLUGINS gets its own entry, and the plugin-free catalog stays plugin-free",
+    withConda({}, async (conda) => {
+      expect(commands(await conda.discover())).toContain("greet");
+      const env = { ...conda.env, CONDA_NO_PLUGINS: "true" };
+      const bare = await conda.discover({ env });
+      expect(bare.source).toBe("introspection");
+      expect(commands(bare)).not.toContain("greet");
+
+      const bareAgain = await conda.discover({ env });
+      expect(bareAgain.source).toBe("cache");
+      expect(commands(bareAgain)).not.toContain("greet");
+      const full = await conda.discover();
+      expect(full.source).toBe("cache");
+      expect(commands(full)).toContain("greet");
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a new or edited .condarc invalidates the entry (it can disable plugins)",
+    withConda({}, async (conda) => {
+      expect(commands(await conda.discover())).toContain("greet");
+      await writeFile(join(conda.fixture.prefix, ".condarc"), "no_plugins: true\n");
+      const disabled = await conda.discover();
+      expect(disabled.source).toBe("introspection");
+      expect(commands(disabled)).not.toContain("greet");
+      expect((await conda.discover()).source).toBe("cache");
+
+      const condarc = join(conda.fixture.root, "condarc.yml");
+      await writeFile(condarc, "no_plugins: false\n");
+      const env = { ...conda.env, CONDARC: condarc };
+      expect(commands(await conda.discover({ env }))).toContain("greet");
+      expect((await conda.discover({ env })).source).toBe("cache");
+      await writeFile(condarc, "no_plugins: true\n");
+      const edited = await conda.discover({ env });
+      expect(edited.source).toBe("introspection");
+      expect(commands(edited)).not.toContain("greet");
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "with an env shebang PATH picks the interpreter, so PATH is part of the entry's key",
+    withConda({ shebang: "env" }, async (conda) => {
+      const log = join(conda.fixture.root, "python-runs.log");
+      const dirs = [join(conda.fixture.root, "a"), join(conda.fixture.root, "b")];
+      for (const dir of dirs) {
+        await mkdir(dir);
+        await writeCountingInterpreter(join(dir, "python"), log, conda.fixture.python);
+      }
+      const withPath = (dir: string) => ({ env: { ...conda.env, PATH: `${dir}:/usr/bin:/bin` } });
+      const first = await conda.discover(withPath(dirs[0] ?? ""));
+      expect(first).toMatchObject({ source: "introspection", pythonSource: "env-shebang" });
+      expect(first.python).toBe(join(dirs[0] ?? "", "python"));
+      expect((await conda.discover(withPath(dirs[0] ?? ""))).source).toBe("cache");
+
+      const second = await conda.discover(withPath(dirs[1] ?? ""));
+      expect(second.source).toBe("introspection");
+      expect(second.python).toBe(join(dirs[1] ?? "", "python"));
+      expect(await conda.runs()).toBe(2);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "with a direct shebang PATH does not matter",
+    withConda({}, async (conda) => {
+      await conda.discover();
+      const moved = await conda.discover({ env: { ...conda.env, PATH: "/usr/bin:/bin" } });
+      expect(moved.source).toBe("cache");
+    }),
+    TEST_TIMEOUT,
+  );
+});
+
+describe("unusable entries are misses, never failures, and get rewritten", () => {
+  let conda: Counted;
+  let entryFile: string;
+  let valid: string;
+
+  beforeAll(async () => {
+    conda = await countedConda();
+    await conda.discover();
+    const [entry] = await conda.entries();
+    entryFile = join(conda.cacheDir, entry ?? "");
+    valid = await readFile(entryFile, "utf8");
+  }, TEST_TIMEOUT);
+  afterAll(() => conda?.cleanup());
+
+  const edited = (edit: (entry: Record<string, unknown>) => void) => () => {
+    const entry = JSON.parse(valid) as Record<string, unknown>;
+    edit(entry);
+    return writeFile(entryFile, JSON.stringify(entry), { mode: 0o600 });
+  };
+  const text = (content: string | Uint8Array) => () =>
+    writeFile(entryFile, content, { mode: 0o600 });
+
+  const cases: [string, string, () => Promise<void>][] = [
+    [
+      "a truncated entry",
+      "not valid JSON",
+      () => writeFile(entryFile, valid.slice(0, valid.length / 2)),
+    ],
+    ["an empty file", "not valid JSON", text("")],
+    ["garbage bytes", "not UTF-8 text", text(new Uint8Array([0xff, 0xfe, 0x00, 0x80, 0x7b, 0x22]))],
+    ["JSON that is not an object", "not an object", text("[1, 2, 3]")],
+    [
+      "another format version",
+      "another format version",
+      edited((entry) => Object.assign(entry, { format: 999 })),
+    ],
+    [
+      "an entry of another introspection script",
+      "another introspection script",
+      edited((entry) => Object.assign(entry, { introspectDigest: "0".repeat(64) })),
+    ],
+    [
+      "an entry filed under another key",
+      "another conda or environment",
+      edited((entry) => Object.assign(entry, { key: "1".repeat(64) })),
+    ],
+    [
+      "a stale fingerprint",
+      "conda, its plugins or its interpreter changed",
+      edited((entry) => Object.assign(entry, { fingerprint: "2".repeat(64) })),
+    ],
+    [
+      "a command line that is not the executable's",
+      "command line does not match the executable",
+      edited((entry) => Object.assign(entry, { condaArgv: ["/bin/sh", "-c", "true"] })),
+    ],
+    [
+      "an unknown interpreter source",
+      "interpreter is malformed",
+      edited((entry) => Object.assign(entry, { pythonSource: "somewhere" })),
+    ],
+    [
+      "a malformed tree deep inside",
+      "introspection is malformed",
+      edited((entry) => {
+        const tree = (entry.introspection as { tree: { subcommands: { actions: unknown }[] } })
+          .tree;
+        const first = tree.subcommands[0];
+        if (first) first.actions = [{ dest: 7 }];
+      }),
+    ],
+    [
+      "site dirs that do not match the introspection",
+      "do not match its introspection",
+      edited((entry) => {
+        (entry.input as { siteDirs: string[] }).siteDirs = [];
+      }),
+    ],
+    [
+      "an oversized (sparse) file",
+      "too large",
+      async () => {
+        await writeFile(entryFile, valid, { mode: 0o600 });
+        await truncate(entryFile, MAX_CATALOG_CACHE_BYTES + 1);
+      },
+    ],
+    [
+      "a link to a valid entry",
+      "it is a link",
+      async () => {
+        const elsewhere = join(conda.fixture.root, "linked-entry.json");
+        await writeFile(elsewhere, valid, { mode: 0o600 });
+        await rm(entryFile, { force: true });
+        await symlink(elsewhere, entryFile);
+      },
+    ],
+    [
+      "a valid entry others may write",
+      "not a private file of this user",
+      async () => {
+        await writeFile(entryFile, valid);
+        await chmod(entryFile, 0o666);
+      },
+    ],
+    [
+      "a FIFO",
+      "not a regular file",
+      async () => {
+        await rm(entryFile, { force: true });
+        const proc = Bun.spawn(["mkfifo", entryFile]);
+        expect(await proc.exited).toBe(0);
+      },
+    ],
+  ];
+
+  test.each(cases)(
+    "%s: %s",
+    async (_name, reason, corrupt) => {
+      await corrupt();
+      const runsBefore = await conda.runs();
+      conda.logs.length = 0;
+      const discovery = await conda.discover();
+      expect(discovery.source).toBe("introspection");
+      expect(await conda.runs()).toBe(runsBefore + 1);
+      expect(conda.logs).toHaveLength(1);
+      expect(conda.logs[0]).toStartWith("catalog cache: entry ignored, ");
+      expect(conda.logs[0]).toContain(reason);
+      expect(conda.logs[0]).not.toContain(conda.fixture.root);
+
+      // Rewritten: a regular private file again, and the next start is a hit.
+      const info = await stat(entryFile);
+      expect(info.isFile()).toBe(true);
+      expect(info.mode & 0o777).toBe(0o600);
+      expect(info.size).toBeLessThan(MAX_CATALOG_CACHE_BYTES);
+      expect((await conda.discover()).source).toBe("cache");
+      expect(await conda.entries()).toEqual([entryFile.split("/").pop() ?? ""]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test.skipIf(process.getuid?.() !== 0)(
+    "an entry owned by another user (runs as root only: needs chown)",
+    async () => {
+      await writeFile(entryFile, valid, { mode: 0o600 });
+      await chown(entryFile, 65534, 65534);
+      conda.logs.length = 0;
+      expect((await conda.discover()).source).toBe("introspection");
+      expect(conda.logs[0]).toContain("not a private file of this user");
+      expect((await stat(entryFile)).uid).toBe(0);
+      expect((await conda.discover()).source).toBe("cache");
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+describe("writing the cache", () => {
+  test(
+    "cacheDir null never reads or writes the cache",
+    withConda({}, async (conda) => {
+      const uncached = await conda.discover({ cacheDir: null });
+      expect(uncached.source).toBe("introspection");
+      expect(await conda.entries()).toEqual([]);
+      expect(await readdir(conda.fixture.home)).toEqual([]);
+
+      await conda.discover();
+      const [entry] = await conda.entries();
+      const file = join(conda.cacheDir, entry ?? "");
+      const before = await stat(file);
+      const again = await conda.discover({ cacheDir: null });
+      expect(again.source).toBe("introspection");
+      expect(await conda.runs()).toBe(3);
+      expect(await conda.entries()).toEqual([entry ?? ""]);
+      expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "two concurrent cold starts both succeed and leave one valid entry and no temporary file",
+    withConda({}, async (conda) => {
+      const [a, b] = await Promise.all([conda.discover(), conda.discover()]);
+      expect(a.source).toBe("introspection");
+      expect(b.source).toBe("introspection");
+      expect(a.fingerprint).toBe(b.fingerprint);
+      expect(commands(a)).toEqual(commands(b));
+      const entries = await conda.entries();
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatch(ENTRY);
+      // Whichever rename came last won; the entry is one of the two, whole.
+      const warm = await conda.discover();
+      expect(warm.source).toBe("cache");
+      expect([a.introspection, b.introspection]).toContainEqual(warm.introspection);
+      expect(await conda.runs()).toBe(2);
+      expect(conda.logs).toEqual([]);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "writing removes temporary files older than an hour and entries unused for 30 days",
+    withConda({}, async (conda) => {
+      await mkdir(conda.cacheDir, { recursive: true });
+      const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3600 * 1000);
+      const files = {
+        staleTemp: `${"a".repeat(64)}.123.abcdef.tmp`,
+        freshTemp: `${"b".repeat(64)}.456.abcdef.tmp`,
+        oldEntry: `${"c".repeat(64)}.json`,
+        recentEntry: `${"d".repeat(64)}.json`,
+        foreign: "notes.txt",
+      };
+      for (const name of Object.values(files)) {
+        await writeFile(join(conda.cacheDir, name), "{}");
+      }
+      const age = { staleTemp: 2, freshTemp: 0.5, oldEntry: 31 * 24, recentEntry: 29 * 24 };
+      for (const [key, hours] of Object.entries(age)) {
+        const when = hoursAgo(hours);
+        await utimes(join(conda.cacheDir, files[key as keyof typeof age]), when, when);
+      }
+      await conda.discover();
+      const left = await conda.entries();
+      expect(left).not.toContain(files.staleTemp);
+      expect(left).not.toContain(files.oldEntry);
+      expect(left).toContain(files.freshTemp);
+      expect(left).toContain(files.recentEntry);
+      expect(left).toContain(files.foreign);
+      expect(left.filter((name) => ENTRY.test(name))).toHaveLength(2);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a hit marks its entry as used, so pruning counts from the last start",
+    withConda({}, async (conda) => {
+      await conda.discover();
+      const [entry] = await conda.entries();
+      const file = join(conda.cacheDir, entry ?? "");
+      const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+      await utimes(file, monthAgo, monthAgo);
+      expect((await conda.discover()).source).toBe("cache");
+      expect((await stat(file)).mtimeMs).toBeGreaterThan(monthAgo.getTime() + 24 * 3600 * 1000);
+
+      // A cold start for another environment prunes around it and leaves it in place.
+      await conda.discover({ env: { ...conda.env, CONDA_NO_PLUGINS: "true" } });
+      expect(await conda.entries()).toContain(entry ?? "");
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a cache folder that cannot be created is logged and discovery goes on",
+    withConda({}, async (conda) => {
+      const blocker = join(conda.fixture.root, "not-a-folder");
+      await writeFile(blocker, "");
+      const discovery = await conda.discover({ cacheDir: join(blocker, "conda-mcp") });
+      expect(discovery.source).toBe("introspection");
+      expect(conda.logs).toEqual(["catalog cache: not written (ENOTDIR)"]);
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "an entry that cannot be replaced is logged and discovery goes on",
+    withConda({}, async (conda) => {
+      await conda.discover();
+      const [entry] = await conda.entries();
+      const file = join(conda.cacheDir, entry ?? "");
+      await rm(file);
+      await mkdir(join(file, "blocked"), { recursive: true });
+      const discovery = await conda.discover();
+      expect(discovery.source).toBe("introspection");
+      expect(conda.logs).toHaveLength(2);
+      expect(conda.logs[0]).toBe("catalog cache: entry ignored, it is not a regular file");
+      expect(conda.logs[1]).toStartWith("catalog cache: not written (");
+      expect((await conda.entries()).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    }),
+    TEST_TIMEOUT,
+  );
+});
