@@ -1,0 +1,111 @@
+import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
+import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import type { ParseOutcome } from "./parse-with-target.ts";
+
+const NULL = { $null: true };
+
+/** The introspected parser of a command path, found from the root. */
+export function rawParserAt(root: RawParser, path: string[]): RawParser {
+  let node = root;
+  for (const name of path) {
+    const next = node.subcommands.find((s) => s.path[s.path.length - 1] === name);
+    if (!next) throw new Error(`no parser for ${path.join(" ")}`);
+    node = next;
+  }
+  return node;
+}
+
+/** The argparse action a param was generated from (options by option string, positionals by dest). */
+export function rawActionOf(root: RawParser, command: CatalogCommand, param: Param): RawAction {
+  const found = rawParserAt(root, command.path).actions.find((a) =>
+    param.option === null
+      ? a.option_strings.length === 0 && a.dest === param.dest
+      : a.option_strings.includes(param.option),
+  );
+  if (!found) throw new Error(`no action for ${param.name}`);
+  return found;
+}
+
+/** conda's enum consts come as repr (`<DepsModifier.NO_DEPS: 'no_deps'>`); the parse helper gives their value. */
+function constValue(action: RawAction): unknown {
+  if (action.const !== null) return action.const;
+  const match = /: '([^']*)'>$/.exec(action.const_repr);
+  return match ? match[1] : null;
+}
+
+function scalar(action: RawAction, value: unknown): unknown {
+  if (action.type === "comma_separated_stripped") {
+    return String(value)
+      .split(",")
+      .map((s) => s.trim());
+  }
+  return value;
+}
+
+/** An action's default as parse-with-target.py encodes it (conda's NULL as `{"$null": true}`). */
+export function defaultOf(action: RawAction): unknown {
+  return action.default_is_conda_NULL ? NULL : action.default;
+}
+
+/** What the target's namespace must hold at the param's dest after parsing our argv. */
+export function expectedValue(action: RawAction, param: Param, value: unknown): unknown {
+  const shape = param.shape;
+  switch (shape.kind) {
+    case "flag":
+      return value === true ? constValue(action) : defaultOf(action);
+    case "count":
+      return value === 0 ? defaultOf(action) : value;
+    case "toggle":
+      return value;
+    case "option": {
+      const one = (occurrence: unknown) => {
+        if (shape.arity.kind === "optional" && occurrence === true) return constValue(action);
+        return Array.isArray(occurrence)
+          ? occurrence.map((o) => scalar(action, o))
+          : scalar(action, occurrence);
+      };
+      if (!shape.repeat) return one(value);
+      const values = (value as unknown[]).map(one);
+      if (values.length === 0) return defaultOf(action);
+      return [...(Array.isArray(action.default) ? action.default : []), ...values];
+    }
+    case "extend_const":
+      return (value as unknown[]).length === 0 ? [constValue(action)] : value;
+    case "positional":
+      return Array.isArray(value) ? value.map((v) => scalar(action, v)) : scalar(action, value);
+    case "passthrough":
+      return value;
+  }
+}
+
+/**
+ * Compares how the target's argparse took an argv with the validated arguments it was built
+ * from: one line per refusal or per param whose dest holds anything but the intended value.
+ */
+export function findParseMismatches(
+  root: RawParser,
+  command: CatalogCommand,
+  args: Record<string, unknown>,
+  argv: string[],
+  outcome: ParseOutcome | undefined,
+): string[] {
+  if (!outcome?.ok) {
+    return [`${JSON.stringify(argv)} was refused: ${outcome?.stderr.trim().split("\n").pop()}`];
+  }
+  const failures: string[] = [];
+  for (const param of command.params) {
+    if (!(param.name in args)) continue;
+    const greedy = param.shape.kind === "passthrough" && param.shape.greedy;
+    const dest = greedy ? "_args" : param.dest;
+    // A greedy parser has no action: conda hands it the leftover arguments as they are.
+    const expected = greedy
+      ? args[param.name]
+      : expectedValue(rawActionOf(root, command, param), param, args[param.name]);
+    if (!Bun.deepEquals(outcome.namespace[dest], expected)) {
+      failures.push(
+        `${command.toolName} ${param.name}: argv ${JSON.stringify(argv)} gave ${JSON.stringify(outcome.namespace[dest])}, wanted ${JSON.stringify(expected)}`,
+      );
+    }
+  }
+  return failures;
+}
