@@ -15,13 +15,20 @@ function log(line: string): void {
   process.stderr.write(`conda-mcp: ${line}\n`);
 }
 
+// process.exit does not wait for a pipe to take pending writes: large output must drain first.
+function writeAll(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    stream.write(text, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
 async function run(config: Config): Promise<void> {
   if (config.mode === "help") {
-    process.stdout.write(usage(VERSION));
+    await writeAll(process.stdout, usage(VERSION));
     return;
   }
   if (config.mode === "version") {
-    process.stdout.write(`conda-mcp ${VERSION}\n`);
+    await writeAll(process.stdout, `conda-mcp ${VERSION}\n`);
     return;
   }
   const discovery = await discover({
@@ -29,6 +36,7 @@ async function run(config: Config): Promise<void> {
     env: config.env,
     platform: config.platform,
     timeoutMs: config.introspectionTimeoutMs,
+    home: config.home,
     cacheDir: config.cache
       ? userCacheDir({ env: config.env, platform: config.platform, home: config.home })
       : null,
@@ -37,7 +45,8 @@ async function run(config: Config): Promise<void> {
   const catalog = buildCatalog(discovery.introspection.tree);
   if (config.mode === "catalog") {
     const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
-    process.stdout.write(
+    await writeAll(
+      process.stdout,
       config.json
         ? `${JSON.stringify({ conda_version: discovery.introspection.conda_version, ...catalog }, null, 2)}\n`
         : formatCatalog(catalog, header),
@@ -58,9 +67,12 @@ try {
   process.exit(0);
 } catch (error) {
   if (error instanceof CondaMcpError) {
-    log(error.message);
+    await writeAll(process.stderr, `conda-mcp: ${error.message}\n`);
     process.exit(error.code === "INVALID_OPTION" ? 2 : 1);
   }
-  log(`unexpected failure: ${error instanceof Error ? error.stack : String(error)}`);
+  await writeAll(
+    process.stderr,
+    `conda-mcp: unexpected failure: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(70);
 }

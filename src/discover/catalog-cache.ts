@@ -4,6 +4,7 @@ import { lutimes, mkdir, open, readdir, realpath, rename, stat, unlink } from "n
 import path from "node:path";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect.ts";
+import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import { parseShebang } from "./parse-shebang.ts";
 import type { IntrospectionResult } from "./raw-tree.ts";
 import type { PythonSource } from "./resolve-python.ts";
@@ -292,7 +293,7 @@ function entryProblem(document: unknown, key: string, executable: string): strin
       : argv.length === 1 && argv[0] === executable;
   if (!derived) return "its conda command line does not match the executable";
   const introspection = document.introspection;
-  const problem = introspectionProblem(introspection);
+  const problem = introspectionShapeProblem(introspection);
   if (problem) return `its introspection is malformed (${problem})`;
   const result = introspection as IntrospectionResult;
   if (
@@ -300,54 +301,6 @@ function entryProblem(document: unknown, key: string, executable: string): strin
     JSON.stringify(result.site_dirs) !== JSON.stringify(input.siteDirs)
   ) {
     return "its fingerprint inputs do not match its introspection";
-  }
-  return null;
-}
-
-/** The first way a value differs from IntrospectionResult, as introspect() checks it, or null. */
-function introspectionProblem(document: unknown): string | null {
-  if (!isObject(document) || document.ok !== true) return "expected an object with ok true";
-  for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
-    if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
-  }
-  for (const key of ["site_dirs", "envs_dirs"]) {
-    if (!isStringList(document[key])) return `expected \`${key}\` to be a list of strings`;
-  }
-  if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
-  if (document.completion !== undefined && !isObject(document.completion)) {
-    return "expected `completion` to be an object";
-  }
-  const tree = document.tree;
-  if (!isObject(tree) || !Array.isArray(tree.path) || tree.path.length !== 0) {
-    return "expected `tree` to be the root parser";
-  }
-  return parserProblem(tree, "tree");
-}
-
-/** Checks the lists every stage walks, at every depth of the tree. */
-function parserProblem(parser: Record<string, unknown>, where: string): string | null {
-  if (typeof parser.command !== "string" || !isStringList(parser.path)) {
-    return `expected \`${where}\` to name its command and path`;
-  }
-  for (const key of ["actions", "subcommands", "aliases", "mutually_exclusive_groups"]) {
-    const list = parser[key];
-    if (!Array.isArray(list) || !list.every(isObjectOrString)) {
-      return `expected \`${where}.${key}\` to be a list`;
-    }
-  }
-  for (const [index, action] of (parser.actions as unknown[]).entries()) {
-    if (
-      !isObject(action) ||
-      !isStringList(action.option_strings) ||
-      typeof action.dest !== "string"
-    ) {
-      return `expected \`${where}.actions[${index}]\` to be an action`;
-    }
-  }
-  for (const [index, child] of (parser.subcommands as unknown[]).entries()) {
-    if (!isObject(child)) return `expected \`${where}.subcommands[${index}]\` to be a parser`;
-    const problem = parserProblem(child, `${where}.subcommands[${index}]`);
-    if (problem) return problem;
   }
   return null;
 }
@@ -466,10 +419,6 @@ function compare(a: string, b: string): number {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isObjectOrString(value: unknown): boolean {
-  return isObject(value) || typeof value === "string";
 }
 
 function isStringList(value: unknown): value is string[] {

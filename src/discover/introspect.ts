@@ -1,5 +1,6 @@
 import { CondaMcpError } from "../errors.ts";
 import introspectSource from "./introspect.py" with { type: "text" };
+import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import type { IntrospectionFailure, IntrospectionResult } from "./raw-tree.ts";
 import { runCaptured } from "./run-captured.ts";
 
@@ -66,7 +67,7 @@ export async function introspect(
       failure.error.code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
     );
   }
-  const problem = shapeProblem(document);
+  const problem = introspectionShapeProblem(document);
   if (problem) {
     throw new CondaMcpError(
       `The introspection document is malformed: ${problem}.`,
@@ -86,34 +87,6 @@ function asFailure(document: unknown): IntrospectionFailure | null {
     };
   }
   return document as unknown as IntrospectionFailure;
-}
-
-/** The first way the document differs from IntrospectionResult's top level, or null. */
-function shapeProblem(document: unknown): string | null {
-  if (!isObject(document)) return "expected a JSON object";
-  if (document.ok !== true) return "expected `ok` to be true or false";
-  for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
-    if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
-  }
-  const siteDirs = document.site_dirs;
-  if (!Array.isArray(siteDirs) || !siteDirs.every((dir) => typeof dir === "string")) {
-    return "expected `site_dirs` to be a list of strings";
-  }
-  const envsDirs = document.envs_dirs;
-  if (!Array.isArray(envsDirs) || !envsDirs.every((dir) => typeof dir === "string")) {
-    return "expected `envs_dirs` to be a list of strings";
-  }
-  if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
-  const tree = document.tree;
-  if (!isObject(tree)) return "expected `tree` to be an object";
-  if (!Array.isArray(tree.path) || tree.path.length !== 0) return "expected `tree.path` to be []";
-  if (!Array.isArray(tree.actions)) return "expected `tree.actions` to be a list";
-  if (!Array.isArray(tree.subcommands)) return "expected `tree.subcommands` to be a list";
-  const completion = document.completion;
-  if (completion !== undefined && !isObject(completion)) {
-    return "expected `completion` to be an object";
-  }
-  return null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -19,6 +19,7 @@ describe("discover", () => {
       env: { ...fixture.env, CONDA_EXE: fixture.condaExe },
       platform: process.platform,
       timeoutMs: TIMEOUT,
+      cacheDir: null,
     });
     expect(discovery.executable).toBe(fixture.condaExe);
     expect(discovery.python).toBe(fixture.python);
@@ -42,12 +43,14 @@ describe("discover", () => {
       env: { HOME: fixture.home },
       platform: process.platform,
       timeoutMs: TIMEOUT,
+      cacheDir: null,
     });
     expect(viaOption.executable).toBe(fixture.condaExe);
     const viaPath = await discover({
       env: fixture.env,
       platform: process.platform,
       timeoutMs: TIMEOUT,
+      cacheDir: null,
     });
     expect(viaPath.executable).toBe(fixture.condaExe);
     expect(viaPath.fingerprint).toBe(viaOption.fingerprint);

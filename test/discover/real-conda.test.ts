@@ -18,6 +18,7 @@ describe("a real conda", () => {
         env: { ...process.env, HOME: home },
         platform: process.platform,
         timeoutMs: 120_000,
+        cacheDir: null,
       }).finally(() => rm(home, { recursive: true, force: true }));
       const commands = discovery.introspection.tree.subcommands.map((sub) => sub.command);
       expect(commands).toEqual(expect.arrayContaining(["create", "install", "env", "run", "list"]));
