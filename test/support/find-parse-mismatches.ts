@@ -72,6 +72,9 @@ export function expectedValue(action: RawAction, param: Param, value: unknown): 
     case "extend_const":
       return (value as unknown[]).length === 0 ? [constValue(action)] : value;
     case "positional":
+      // An empty `*` list passes nothing: argparse then uses the default, or [] for None.
+      if (Array.isArray(value) && value.length === 0)
+        return action.default === null && !action.default_is_conda_NULL ? [] : defaultOf(action);
       return Array.isArray(value) ? value.map((v) => scalar(action, v)) : scalar(action, value);
     case "passthrough":
       return value;
