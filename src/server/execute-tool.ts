@@ -28,10 +28,14 @@ function boundedString(max: number, what: string) {
 export function executeInputSchema(limits: { maxStdinBytes: number; timeoutSeconds: number }) {
   return v.strictObject(
     {
-      argv: v.pipe(
-        v.array(boundedString(MAX_STRING_LENGTH, "a string"), "an array of strings"),
-        v.maxLength(MAX_ARRAY_ITEMS, `an array of at most ${MAX_ARRAY_ITEMS} strings`),
-        v.description('Arguments after the conda executable, e.g. ["list", "--json"].'),
+      // Stops at the first wrong item, so the refusal does not grow with the input.
+      argv: v.config(
+        v.pipe(
+          v.array(boundedString(MAX_STRING_LENGTH, "a string"), "an array of strings"),
+          v.maxLength(MAX_ARRAY_ITEMS, `an array of at most ${MAX_ARRAY_ITEMS} strings`),
+          v.description('Arguments after the conda executable, e.g. ["list", "--json"].'),
+        ),
+        { abortEarly: true },
       ),
       cwd: v.optional(
         v.pipe(boundedString(4096, "a path"), v.description("Working directory of the call.")),
