@@ -7,6 +7,7 @@ import {
   cliCommandTool,
 } from "../completion/cli-command-tool.ts";
 import { createManifestReader } from "../completion/create-manifest-reader.ts";
+import { pluginHash } from "../completion/plugin-hash.ts";
 import type { CliCommandHandler } from "./create-server.ts";
 
 /** conda_cli_command as tools/list shows it: read-only, needs no policy option. */
@@ -24,15 +25,23 @@ export const CLI_COMMAND_DEFINITION: Tool = {
   },
 };
 
-/** Answers conda_cli_command calls from the manifest at `manifestPath`, read on each call. */
+/**
+ * Answers conda_cli_command calls from the manifest at `manifestPath`, read on each call;
+ * `currentPluginNames` gives the conda entry-point names registered now, for `stale`.
+ */
 export function createCliCommandHandler(context: {
   manifestPath: string;
   installedVersion: string | null;
-  currentPluginHash: string | null;
+  currentPluginNames: () => Promise<string[]>;
 }): CliCommandHandler {
   const readManifest = createManifestReader();
   return async (input) => {
-    const outcome = await cliCommandTool({ ...context, readManifest }, input);
+    const { manifestPath, installedVersion } = context;
+    const currentPluginHash = pluginHash(await context.currentPluginNames());
+    const outcome = await cliCommandTool(
+      { manifestPath, installedVersion, currentPluginHash, readManifest },
+      input,
+    );
     // Invalid input is a tool error the model can correct; the message never repeats the input.
     if ("error" in outcome)
       return { isError: true, content: [{ type: "text", text: outcome.message }] };

@@ -2,10 +2,10 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
-import { pluginHash } from "../completion/plugin-hash.ts";
 import type { Config } from "../config.ts";
 import type { Discovery } from "../discover/discover.ts";
 import { computeFingerprint } from "../discover/compute-fingerprint.ts";
+import { scanCondaEntryPoints } from "../discover/scan-conda-entry-points.ts";
 import { CondaMcpError } from "../errors.ts";
 import { ExecutionQueue } from "../execute/execution-queue.ts";
 import { runProcess } from "../execute/run-process.ts";
@@ -66,9 +66,6 @@ export async function serve(input: {
   const completionDist = introspection.external_plugins.find(
     (p) => p.project_name.toLowerCase() === COMPLETION_DISTRIBUTION,
   );
-  const entryPointNames = introspection.external_plugins.flatMap((p) =>
-    p.entry_points.map((e) => e.name),
-  );
   const cliCommand = completionDist
     ? createCliCommandHandler({
         manifestPath: locateManifest({
@@ -79,7 +76,9 @@ export async function serve(input: {
           cwd: config.cwd,
         }),
         installedVersion: completionDist.version,
-        currentPluginHash: pluginHash(entryPointNames),
+        // Rescanned per call (no Python): a plugin installed since startup makes the manifest stale.
+        currentPluginNames: async () =>
+          (await scanCondaEntryPoints(introspection.site_dirs)).flatMap((d) => d.entryPointNames),
       })
     : null;
 
