@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
+import type { Heartbeat } from "../execute/run-process.ts";
 import { checkExecutePolicy } from "../policy/check-execute-policy.ts";
 import { checkPolicy, type PolicyOptions } from "../policy/check-policy.ts";
 import { classifyArgv, type CatalogLookup } from "../policy/classify-argv.ts";
@@ -26,12 +27,6 @@ import { validateArgs } from "../schema/validate-args.ts";
 import type { ToolEntry } from "./build-tool-registry.ts";
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import { validateExecuteInput } from "./execute-tool.ts";
-
-/** A heartbeat while conda runs: elapsed time and the latest stderr line. */
-export interface Heartbeat {
-  elapsedMs: number;
-  lastStderrLine: string | null;
-}
 
 /** Runs conda with argv after the executable; queued, capped, killable. */
 export type RunConda = (
