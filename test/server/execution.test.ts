@@ -86,6 +86,12 @@ function pidsIn(file: string): number[] {
 }
 
 describe("execution through MCP", () => {
+  test("without conda-completion installed, conda_cli_command is not listed; with --allow-exec, conda_execute is", async () => {
+    const names = (await server.client.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain("conda_cli_command");
+    expect(names).toContain("conda_execute");
+  });
+
   test("exit codes pass through and a nonzero exit sets isError", async () => {
     const { result, out } = await run([join(BIN, "exit"), "3"]);
     expect(out.exit_code).toBe(3);
