@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
+import { runCaptured } from "../../src/discover/run-captured.ts";
+import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
+import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { startServer, withDeadline } from "../support/start-server.ts";
+
+const BUN = process.execPath;
+const BUILD_SCRIPT = join(import.meta.dir, "..", "..", "scripts", "build.ts");
+
+// `bun build --compile` and the two autoload switches exist in this bun (1.2+); without them
+// there is nothing to test, and saying so beats a confusing failure.
+function compileUnavailable(): string | null {
+  try {
+    const help = Bun.spawnSync([BUN, "build", "--help"], { stdout: "pipe", stderr: "pipe" });
+    const text = `${help.stdout.toString()}${help.stderr.toString()}`;
+    for (const flag of [
+      "--compile",
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+    ]) {
+      if (!text.includes(flag)) return `this bun's \`bun build\` has no ${flag}`;
+    }
+    hostTarget();
+    return null;
+  } catch (error) {
+    return `bun build --compile is unavailable here: ${error instanceof Error ? error.message : error}`;
+  }
+}
+
+const unavailable = compileUnavailable();
+if (unavailable) console.warn(`skipping test/build/compiled-binary.test.ts: ${unavailable}`);
+
+let work: string;
+let binary: string;
+let fixture: FixtureConda;
+/** Where a user would put the binary: outside the repository, no node_modules anywhere above. */
+let elsewhere: string;
+
+/** Runs a program by argv in `cwd` with only the given environment; fails loudly if it hangs. */
+async function runIn(argv: string[], cwd: string, env: Record<string, string>) {
+  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  try {
+    const [stdout, stderr, exitCode] = await withDeadline(
+      Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]),
+      60_000,
+      argv.join(" "),
+    );
+    return { stdout, stderr, exitCode };
+  } finally {
+    proc.kill("SIGKILL");
+  }
+}
+
+/** Runs the relocated binary from `cwd` with only the given environment. */
+function runBinary(args: string[], cwd: string, env: Record<string, string>) {
+  return runIn([join(elsewhere, "conda-mcp"), ...args], cwd, env);
+}
+
+describe.skipIf(unavailable !== null)("the compiled release binary", () => {
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "conda-mcp-build-"));
+    fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
+    // The release script itself builds the host binary, once for the whole file.
+    const build = await runCaptured([BUN, BUILD_SCRIPT, "--target", "host", "--outdir", work], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work },
+      platform: process.platform,
+      timeoutMs: 240_000,
+    });
+    if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+    binary = join(work, binaryName(hostTarget()));
+    elsewhere = await mkdtemp(join(tmpdir(), "conda-mcp-elsewhere-"));
+    await copyFile(binary, join(elsewhere, "conda-mcp"));
+    await chmod(join(elsewhere, "conda-mcp"), 0o755);
+  }, 300_000);
+
+  afterAll(async () => {
+    await fixture?.cleanup();
+    if (work) await rm(work, { recursive: true, force: true });
+    if (elsewhere) await rm(elsewhere, { recursive: true, force: true });
+  });
+
+  test("the build writes a SHA256SUMS line that matches the binary", async () => {
+    const sums = await readFile(join(work, "SHA256SUMS"), "utf8");
+    const digest = createHash("sha256")
+      .update(await readFile(binary))
+      .digest("hex");
+    expect(sums).toBe(`${digest}  ${binaryName(hostTarget())}\n`);
+  });
+
+  test("it runs outside the repository with no node_modules: --version and catalog", async () => {
+    for (let dir = elsewhere; dir !== dirname(dir); dir = dirname(dir)) {
+      expect(existsSync(join(dir, "node_modules"))).toBe(false);
+    }
+    const env = { ...fixture.env };
+    const version = await runBinary(["--version"], elsewhere, env);
+    expect(version.exitCode).toBe(0);
+    const packageJson = await Bun.file(join(import.meta.dir, "..", "..", "package.json")).json();
+    expect(version.stdout).toBe(`conda-mcp ${packageJson.version}\n`);
+
+    const catalog = await runBinary(
+      ["catalog", "--conda", fixture.condaExe, "--no-cache"],
+      elsewhere,
+      env,
+    );
+    expect(catalog.stderr).toBe("");
+    expect(catalog.exitCode).toBe(0);
+    expect(catalog.stdout).toContain("conda 26.7.0 at ");
+    expect(catalog.stdout).toContain("conda_env_config_vars_set");
+    expect(catalog.stdout).toContain("conda_greet");
+  });
+
+  test("outside the repository it decodes the completion manifest with the embedded msgpackr", async () => {
+    const cacheDir = join(elsewhere, "completion-cache");
+    await mkdir(cacheDir);
+    await writeManifestFile(cacheDir, await exampleManifest());
+    const transportEnv = { ...fixture.env, CONDA_COMPLETION_CACHE_DIR: cacheDir };
+    const server = await withDeadline(
+      startBinaryServer(join(elsewhere, "conda-mcp"), transportEnv, elsewhere),
+      60_000,
+      "starting the relocated binary",
+    );
+    try {
+      const result = (await server.client.callTool({
+        name: "conda_cli_command",
+        arguments: { command_path: ["env", "list"] },
+      })) as CallToolResult;
+      const out = result.structuredContent as { availability: string; command_path?: string[] };
+      expect(out.availability).toBe("available");
+      expect(out.command_path).toEqual(["env", "list"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("it does not load .env or bunfig.toml (preload) from its working directory", async () => {
+    const cwd = await hostileDirectory();
+    // PATH is an empty folder: only a loaded .env (CONDA_EXE) could let discovery find conda.
+    const emptyBin = await mkdtemp(join(work, "empty-bin-"));
+    const env = { PATH: emptyBin, HOME: fixture.home, LANG: "C.UTF-8" };
+    const run = await runBinary(["catalog", "--no-cache"], cwd, env);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("conda was not found");
+    expect(await Bun.file(join(cwd, "preload-ran")).exists()).toBe(false);
+  });
+
+  test("the same directory does change a binary compiled without the two flags (the check above can fail)", async () => {
+    const cwd = await hostileDirectory();
+    const source = join(work, "print-conda-exe.ts");
+    await writeFile(source, "process.stdout.write(String(process.env.CONDA_EXE));\n");
+    const unsafe = join(work, "print-conda-exe-unsafe");
+    const safe = join(work, "print-conda-exe-safe");
+    const env = { PATH: "/usr/bin:/bin", HOME: work };
+    // Compiled by hand without the release script, which always adds the flags.
+    const build = await runCaptured([BUN, "build", "--compile", source, "--outfile", unsafe], {
+      env,
+      platform: process.platform,
+      timeoutMs: 120_000,
+    });
+    expect(build.exitCode).toBe(0);
+    await compileBinary(null, false, safe, BUN, source);
+
+    const run = (program: string) => runIn([program], cwd, env);
+    const safeRun = await run(safe);
+    expect(safeRun.stdout).toBe("undefined");
+    expect(await Bun.file(join(cwd, "preload-ran")).exists()).toBe(false);
+
+    const unsafeRun = await run(unsafe);
+    expect(unsafeRun.stdout).toBe(fixture.condaExe);
+    expect(await Bun.file(join(cwd, "preload-ran")).exists()).toBe(true);
+  }, 150_000);
+
+  test("an SDK client over stdio lists tools, reads capabilities and calls conda_info", async () => {
+    // start-server.ts runs CONDA_MCP_TEST_BINARY when set; it reads it when called.
+    const previous = process.env.CONDA_MCP_TEST_BINARY;
+    process.env.CONDA_MCP_TEST_BINARY = binary;
+    const starting = startServer({ conda: fixture.condaExe, env: fixture.env });
+    if (previous === undefined) delete process.env.CONDA_MCP_TEST_BINARY;
+    else process.env.CONDA_MCP_TEST_BINARY = previous;
+    const server = await withDeadline(starting, 60_000, "starting the binary");
+    try {
+      const { tools } = await server.client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toContain("conda_info");
+      expect(names).toContain("conda_env_config_vars_set");
+      expect(names).toContain("conda_cli_command");
+
+      const resource = await server.client.readResource({ uri: "conda://capabilities" });
+      const first = resource.contents[0];
+      const capabilities = JSON.parse(first && "text" in first ? first.text : "null");
+      expect(capabilities.conda_version).toBe("26.7.0");
+      expect(capabilities.generated_tools).toContain("conda_info");
+
+      const result = (await server.client.callTool({
+        name: "conda_info",
+        arguments: { json: true },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      const out = result.structuredContent as { exit_code: number; parsed_json: unknown };
+      expect(out.exit_code).toBe(0);
+      expect((out.parsed_json as { conda_version?: string }).conda_version).toBe("26.7.0");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/**
+ * A fresh working directory that attacks a binary which autoloads: a bunfig.toml whose preload
+ * writes `preload-ran`, and a .env pointing CONDA_EXE at the fixture conda.
+ */
+async function hostileDirectory(): Promise<string> {
+  const cwd = await mkdtemp(join(work, "cwd-"));
+  await writeFile(join(cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+  await writeFile(
+    join(cwd, "preload.ts"),
+    'require("node:fs").writeFileSync(require("node:path").join(process.cwd(), "preload-ran"), "yes");\n',
+  );
+  await writeFile(join(cwd, ".env"), `CONDA_EXE=${fixture.condaExe}\n`);
+  return cwd;
+}
+
+/** An SDK client connected to `command` started in `cwd` (startServer cannot choose the cwd). */
+async function startBinaryServer(command: string, env: Record<string, string>, cwd: string) {
+  const transport = new StdioClientTransport({
+    command,
+    args: ["--conda", fixture.condaExe, "--no-cache"],
+    env,
+    cwd,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "conda-mcp-build-tests", version: "0.0.0" });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`the binary did not start: ${error}\n${stderr}`);
+  }
+  return { client, close: () => client.close() };
+}
