@@ -1,12 +1,12 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StdioLineTransport } from "./stdio-line-transport.ts";
 
 /**
  * Serves MCP on stdin/stdout until the client closes stdin, then aborts running calls (their
- * process trees are killed) and resolves. The SDK's stdio transport ignores stdin EOF itself.
+ * process trees are killed) and resolves. The transport does not watch stdin EOF itself.
  */
 export async function serveStdio(server: Server, shutdown: AbortController): Promise<void> {
-  const transport = new StdioServerTransport();
+  const transport = new StdioLineTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
