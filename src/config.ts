@@ -5,9 +5,24 @@ import { parseToolList } from "./policy/select-tools.ts";
 /** What the program was asked to do. */
 export type Mode = "serve" | "catalog" | "help" | "version";
 
+/** Where `--http [host:]port` listens; `loopback` is false for any address beyond this machine. */
+export interface HttpListen {
+  /** Address to bind: an IPv4 or IPv6 literal (no brackets) or a host name. */
+  readonly host: string;
+  /** 0 picks a free port (printed at startup). */
+  readonly port: number;
+  readonly loopback: boolean;
+}
+
 /** Every startup option, validated once; nothing below main.ts reads process.env directly. */
 export interface Config {
   readonly mode: Mode;
+  /** `--http [host:]port`: serve Streamable HTTP instead of stdio. */
+  readonly http: HttpListen | null;
+  /** `--http-allow-remote`: let `--http` bind an address that is not loopback. */
+  readonly httpAllowRemote: boolean;
+  /** `--http-token-file PATH`: the bearer token's file; null generates one per run. */
+  readonly httpTokenFile: string | null;
   /** `catalog --json`. */
   readonly json: boolean;
   /** `--conda PATH`; otherwise discovery tries CONDA_EXE and PATH. */
@@ -67,6 +82,15 @@ export const OPTION_HELP: readonly [string, string][] = [
     `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
   ],
   ["--no-cache", "always introspect conda; never read or write the catalog cache"],
+  [
+    "--http [HOST:]PORT",
+    "serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)",
+  ],
+  [
+    "--http-token-file PATH",
+    "read the bearer token clients must send from this file (default: generate one and print it at startup)",
+  ],
+  ["--http-allow-remote", "let --http listen on an address that is not loopback"],
   ["--help", "show this help"],
   ["--version", "show the version"],
 ];
@@ -76,10 +100,11 @@ export function usage(version: string): string {
   const width = Math.max(...OPTION_HELP.map(([o]) => o.length)) + 2;
   const lines = OPTION_HELP.map(([option, help]) => `  ${option.padEnd(width)}${help}`);
   return [
-    `conda-mcp ${version}: serve your conda to MCP clients over stdio`,
+    `conda-mcp ${version}: serve your conda to MCP clients over stdio or Streamable HTTP`,
     "",
     "Usage:",
     "  conda-mcp [options]            serve MCP over stdio",
+    "  conda-mcp --http PORT [...]    serve MCP over Streamable HTTP on 127.0.0.1:PORT",
     "  conda-mcp catalog [--json]     print the tools and raw-only commands, then exit",
     "",
     "Options:",
@@ -100,6 +125,34 @@ function invalid(message: string): CondaMcpError {
   return new CondaMcpError(`${message} (see conda-mcp --help)`, "INVALID_OPTION");
 }
 
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
+
+function isLoopback(host: string): boolean {
+  const lower = host.toLowerCase();
+  return lower === "localhost" || lower === "::1" || IPV4.exec(lower)?.[1] === "127";
+}
+
+/** `PORT`, `HOST:PORT` or `[IPV6]:PORT`; `localhost` binds 127.0.0.1 so the address is definite. */
+function parseHttpListen(raw: string): HttpListen {
+  const match = /^(?:(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):)?(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw invalid("--http takes PORT, HOST:PORT or [IPV6]:PORT, with PORT from 0 to 65535");
+  }
+  const ipv6 = match[1];
+  let host = ipv6 ?? match[2] ?? "127.0.0.1";
+  const ipv4 = IPV4.exec(host);
+  if (ipv4?.slice(1).some((part) => Number(part) > 255)) {
+    throw invalid("--http has an IPv4 address with a part above 255");
+  }
+  if (ipv6 === undefined && !ipv4 && !HOST_NAME.test(host)) {
+    throw invalid("--http has a host that is neither an IP address nor a host name");
+  }
+  if (host.toLowerCase() === "localhost") host = "127.0.0.1";
+  return { host, port, loopback: isLoopback(host) };
+}
+
 function positiveNumber(option: string, raw: string | undefined, max: number): number {
   const value = raw === undefined ? Number.NaN : Number(raw);
   if (!Number.isFinite(value) || value <= 0 || value > max) {
@@ -111,7 +164,10 @@ function positiveNumber(option: string, raw: string | undefined, max: number): n
 /** Parses and validates the command line once; a bad option throws naming what to change. */
 export function parseConfig(argv: readonly string[], host: HostFacts): Config {
   let mode: Mode = "serve";
+  let http: HttpListen | null = null;
+  let httpTokenFile: string | null = null;
   const flags = {
+    httpAllowRemote: false,
     json: false,
     allowWrite: false,
     allowDestructive: false,
@@ -188,18 +244,40 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
       case "--no-cache":
         flags.cache = false;
         break;
+      case "--http":
+        http = parseHttpListen(value());
+        break;
+      case "--http-token-file":
+        httpTokenFile = value();
+        if (httpTokenFile === "") throw invalid("--http-token-file needs a path");
+        break;
+      case "--http-allow-remote":
+        flags.httpAllowRemote = true;
+        break;
       default:
         // The argument itself is the user's own input on their own terminal: safe to name.
         throw invalid(`unknown option ${JSON.stringify(arg.slice(0, 80))}`);
     }
   }
   if (flags.json && mode !== "catalog") throw invalid("--json goes with the catalog command");
+  if (http === null && (httpTokenFile !== null || flags.httpAllowRemote)) {
+    throw invalid("--http-token-file and --http-allow-remote go with --http");
+  }
+  if (http !== null && mode === "catalog") throw invalid("--http goes with serving, not catalog");
+  if (http !== null && !http.loopback && !flags.httpAllowRemote) {
+    throw invalid(
+      `--http ${http.host} is reachable from other machines; use a loopback address (127.0.0.1, [::1]) or add --http-allow-remote if that is intended`,
+    );
+  }
 
   const env: Record<string, string> = {};
   for (const [key, val] of Object.entries(host.env)) if (val !== undefined) env[key] = val;
 
   return {
     mode,
+    http,
+    httpAllowRemote: flags.httpAllowRemote,
+    httpTokenFile,
     json: flags.json,
     condaPath,
     allowWrite: flags.allowWrite || flags.allowDestructive,

@@ -53,7 +53,12 @@ async function run(config: Config): Promise<void> {
     );
     return;
   }
-  await serve({ config, discovery, catalog, version: VERSION, log });
+  // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
+  // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
+  const stop = new AbortController();
+  process.once("SIGTERM", () => stop.abort());
+  process.once("SIGINT", () => stop.abort());
+  await serve({ config, discovery, catalog, version: VERSION, log, stop: stop.signal });
 }
 
 try {

@@ -10,13 +10,17 @@ import { CondaMcpError } from "../errors.ts";
 import { ExecutionQueue } from "../execute/execution-queue.ts";
 import { runProcess } from "../execute/run-process.ts";
 import type { GuardFacts } from "../policy/guard-call.ts";
+import type { ExecutionResult } from "../result/execution-result.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
-import { createServer, type RunConda } from "./create-server.ts";
+import { createServer, type RunConda, type ServerDeps } from "./create-server.ts";
+import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
 
 const COMPLETION_DISTRIBUTION = "conda-completion";
+// Longest an aborted call takes to end: runProcess's SIGTERM grace, SIGKILL wait and pipe drain.
+const SETTLE_MS = 15_000;
 
 function isDirectory(path: string): boolean {
   try {
@@ -47,13 +51,26 @@ function guardFactsFor(config: Config, rootPrefix: string, envsDirs: string[]): 
   };
 }
 
-/** Builds the server from the discovered conda and serves it on stdio until stdin closes. */
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Builds the server's deps once from the discovered conda and serves them on stdio (until stdin
+ * closes) or, with --http, on Streamable HTTP; `stop` (SIGTERM/SIGINT) ends either. Every session
+ * shares one policy and one FIFO execution queue; on the way out running calls are aborted and
+ * their process trees are gone before this resolves.
+ */
 export async function serve(input: {
   config: Config;
   discovery: Discovery;
   catalog: Catalog;
   version: string;
   log: (line: string) => void;
+  stop: AbortSignal;
 }): Promise<void> {
   const { config, discovery, catalog } = input;
   const { introspection } = discovery;
@@ -109,8 +126,9 @@ export async function serve(input: {
 
   const shutdown = new AbortController();
   const queue = new ExecutionQueue();
-  const runConda: RunConda = (argv, options) =>
-    queue.run(AbortSignal.any([options.signal, shutdown.signal]), (signal) =>
+  const running = new Set<Promise<ExecutionResult>>();
+  const runConda: RunConda = (argv, options) => {
+    const execution = queue.run(AbortSignal.any([options.signal, shutdown.signal]), (signal) =>
       runProcess(
         {
           command: discovery.executable,
@@ -129,8 +147,13 @@ export async function serve(input: {
         },
       ),
     );
+    running.add(execution);
+    const settled = () => running.delete(execution);
+    execution.then(settled, settled);
+    return execution;
+  };
 
-  const server = createServer({
+  const deps: ServerDeps = {
     version: input.version,
     entries,
     commands: catalog.commands,
@@ -151,6 +174,35 @@ export async function serve(input: {
     startupFingerprint: discovery.fingerprint,
     cliCommand,
     log: input.log,
-  });
-  await serveStdio(server, shutdown);
+  };
+
+  // The same signal ends serving and aborts every execution: running trees are killed and the
+  // calls answer `cancelled`, which the HTTP transport still delivers before closing sessions.
+  if (input.stop.aborted) shutdown.abort();
+  else input.stop.addEventListener("abort", () => shutdown.abort(), { once: true });
+
+  if (config.http !== null) {
+    await serveHttp({
+      listen: config.http,
+      tokenFile: config.httpTokenFile,
+      createSessionServer: () => createServer(deps),
+      stop: input.stop,
+      platform: config.platform,
+      log: input.log,
+    });
+  } else {
+    const server = createServer(deps);
+    await Promise.race([serveStdio(server, shutdown), waitForAbort(input.stop)]);
+    await settle(running);
+    // A macrotask later the aborted calls have written their `cancelled` answers.
+    await Bun.sleep(0);
+    await server.close().catch(() => {});
+  }
+  shutdown.abort();
+  await settle(running);
+}
+
+/** Waits, within SETTLE_MS, until every execution has ended and its process tree is gone. */
+async function settle(running: Set<Promise<ExecutionResult>>): Promise<void> {
+  await Promise.race([Promise.allSettled(running), Bun.sleep(SETTLE_MS)]);
 }
