@@ -1,0 +1,116 @@
+#!/usr/bin/env bun
+// Per-call overhead: an MCP round trip (SDK client over stdio → compiled server → conda →
+// result) against spawning the same conda with the same argv directly, interleaved call by call.
+// One pair only: each fixture conda start costs ~0.2 s of Python, and `npm run bench` stays
+// under three minutes on two cores.
+// Usage: bun scripts/bench-call.ts [--calls N] [--binary PATH]
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
+import {
+  benchDir,
+  binaryUnderTest,
+  deadline,
+  machineLine,
+  markdownTable,
+  ms,
+  ratio,
+  type Stats,
+  sampleInterleaved,
+  timeRun,
+} from "./bench-support.ts";
+
+const argv = process.argv.slice(2);
+const callsAt = argv.indexOf("--calls");
+const CALLS = callsAt >= 0 ? Number(argv[callsAt + 1]) : 120;
+const WARMUP = 10;
+
+const fixture = await makeFixtureConda();
+const scratch = await benchDir();
+try {
+  process.stderr.write(`building the host binary in ${scratch.dir} ...\n`);
+  const binary = await binaryUnderTest(argv, scratch.dir);
+  const transport = new StdioClientTransport({
+    command: binary,
+    args: ["--conda", fixture.condaExe, "--no-cache", "--allow-exec"],
+    env: fixture.env,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "conda-mcp-bench", version: "0.0.0" });
+  await deadline(client.connect(transport), 60_000, "connecting to the server");
+
+  const mcpCall = (name: string, args: Record<string, unknown>, expected: string) => async () => {
+    const started = performance.now();
+    const result = (await deadline(
+      client.callTool({ name, arguments: args }),
+      60_000,
+      name,
+    )) as CallToolResult;
+    const elapsed = performance.now() - started;
+    const stdout = (result.structuredContent as { stdout?: string } | undefined)?.stdout ?? "";
+    if (result.isError || !stdout.includes(expected)) {
+      throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+    }
+    return elapsed;
+  };
+  const direct = (args: string[], expected: string) => async () => {
+    const run = await timeRun([fixture.condaExe, ...args], fixture.env);
+    if (run.exitCode !== 0 || !run.stdout.includes(expected)) {
+      throw new Error(`conda ${args.join(" ")} failed (exit ${run.exitCode})`);
+    }
+    return run.ms;
+  };
+
+  process.stderr.write(`${WARMUP} warm-up + ${CALLS} calls of each, interleaved ...\n`);
+  const cases = {
+    'MCP `conda_execute` `{"argv": ["--version"]}`': mcpCall(
+      "conda_execute",
+      { argv: ["--version"] },
+      "conda 26.7.0",
+    ),
+    "direct `conda --version`": direct(["--version"], "conda 26.7.0"),
+  };
+  const stats = await sampleInterleaved(cases, { warmup: WARMUP, runs: CALLS });
+  await client.close();
+
+  const names = Object.keys(cases);
+  const rows: string[][] = [];
+  for (let i = 0; i < names.length; i += 2) {
+    const [mcpName, directName] = [names[i] as string, names[i + 1] as string];
+    const [mcp, floor] = [stats[mcpName] as Stats, stats[directName] as Stats];
+    rows.push([
+      mcpName,
+      ms(mcp.p50),
+      ms(mcp.p99),
+      directName,
+      ms(floor.p50),
+      ms(floor.p99),
+      ratio(mcp.p50, floor.p50),
+      `+${ms(mcp.p50 - floor.p50)}`,
+    ]);
+  }
+  console.log(`Measured ${machineLine()}; fixture conda, compiled release binary.`);
+  console.log(
+    `Command: \`bun scripts/bench-call.ts --calls ${CALLS}\` (part of \`npm run bench\`)\n`,
+  );
+  console.log(`Per call, ${CALLS} calls each after ${WARMUP} warm-up calls (ms):\n`);
+  console.log(
+    markdownTable(
+      [
+        "MCP round trip",
+        "p50",
+        "p99",
+        "floor: same argv spawned directly",
+        "p50",
+        "p99",
+        "ratio p50",
+        "overhead p50",
+      ],
+      rows,
+    ),
+  );
+} finally {
+  await scratch.cleanup();
+  await fixture.cleanup();
+}

@@ -1,0 +1,68 @@
+// Compiled and run by scripts/bench-startup.ts (not on its own): replays the server's start-up
+// path stage by stage in a fresh process and prints each stage's milliseconds as one JSON line.
+// Modules are imported dynamically so each import is timed where it is first evaluated.
+// Usage: <compiled probe> [--serve] --conda PATH (the environment's catalog cache is used when
+// warm). With --serve, the last phase is serve() itself with stdin at EOF (tool registry,
+// capabilities, MCP Server, stdio connect and close) instead of the tool registry alone.
+import { homedir } from "node:os";
+
+const marks: [string, number][] = [];
+// performance.now() counts from the process's start, so the first mark is the runtime's boot.
+let last = 0;
+const mark = (phase: string) => {
+  const now = performance.now();
+  marks.push([phase, now - last]);
+  last = now;
+};
+mark("runtime boot, until the program's first line runs");
+
+await import("@modelcontextprotocol/sdk/server/index.js");
+await import("@modelcontextprotocol/sdk/types.js");
+await import("@modelcontextprotocol/sdk/server/stdio.js");
+mark("import the MCP SDK (builds its zod schemas)");
+await import("valibot");
+await import("@valibot/to-json-schema");
+mark("import valibot and @valibot/to-json-schema");
+const { discover } = await import("../src/discover/discover.ts");
+const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
+const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
+const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
+const { serve } = await import("../src/server/serve.ts");
+const { parseConfig } = await import("../src/config.ts");
+mark("import conda-mcp's own modules");
+
+const withServe = process.argv.includes("--serve");
+const config = parseConfig(
+  process.argv.slice(2).filter((a) => a !== "--serve"),
+  { env: process.env, platform: process.platform, home: homedir(), cwd: process.cwd() },
+);
+const discovery = await discover({
+  explicitPath: config.condaPath,
+  env: config.env,
+  platform: config.platform,
+  timeoutMs: config.introspectionTimeoutMs,
+  home: config.home,
+  cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
+});
+mark(`discover (${discovery.source})`);
+const catalog = buildCatalog(discovery.introspection.tree);
+mark("buildCatalog");
+if (withServe) {
+  const stop = new AbortController();
+  await serve({ config, discovery, catalog, version: "0", log: () => {}, stop: stop.signal });
+  mark(
+    "serve() with stdin at EOF: tool registry, capabilities, MCP Server, stdio connect and close",
+  );
+} else {
+  const { entries } = buildToolRegistry(catalog, {
+    allowExec: false,
+    readOnlyTools: false,
+    tools: null,
+    cliCommandTool: null,
+  });
+  mark("buildToolRegistry alone, without serve() (valibot → JSON Schema per tool)");
+  JSON.stringify(entries.map((e) => e.definition));
+  mark("serialize the tools/list result, without serve()");
+}
+
+process.stdout.write(`${JSON.stringify(Object.fromEntries(marks))}\n`);

@@ -1,0 +1,248 @@
+#!/usr/bin/env bun
+// Start-up benchmark: spawn → initialize → tools/list answered, for the compiled binary (release
+// flags and --no-bytecode) and `bun src/main.ts`, warm (catalog cache) and cold (--no-cache),
+// each beside its floor measured in the same run: a compiled hello-world for warm starts, the
+// target Python's own parser build (introspect.py run directly) for cold starts.
+// Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH]
+import { join } from "node:path";
+import { buildCatalog } from "../src/catalog/build-catalog.ts";
+import { discover } from "../src/discover/discover.ts";
+import { INTROSPECT_SOURCE } from "../src/discover/introspect.ts";
+import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
+import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
+import { loadReferenceTree } from "../test/support/reference-tree.ts";
+import {
+  benchDir,
+  binaryUnderTest,
+  helloWorld,
+  machineLine,
+  markdownTable,
+  ms,
+  ratio,
+  readCapabilities,
+  type Stats,
+  sampleInterleaved,
+  summarize,
+  timeFirstLine,
+  timeRun,
+  timeToToolsList,
+} from "./bench-support.ts";
+import { compileBinary, REPO_ROOT } from "./build.ts";
+
+const argv = process.argv.slice(2);
+const runsAt = argv.indexOf("--runs");
+const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 15;
+const COLD_RUNS = Math.max(3, Math.round(RUNS / 2));
+const WARMUP = 2;
+const MAIN = join(REPO_ROOT, "src", "main.ts");
+
+const fixture = await makeFixtureConda();
+const scratch = await benchDir();
+try {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  log(`building binaries in ${scratch.dir} ...`);
+  const release = await binaryUnderTest(argv, scratch.dir);
+  const noBytecode = join(scratch.dir, "conda-mcp-no-bytecode");
+  await compileBinary(null, false, noBytecode);
+  const hello = await helloWorld(scratch.dir);
+  const probe = join(scratch.dir, "startup-phases");
+  await compileBinary(
+    null,
+    true,
+    probe,
+    process.execPath,
+    join(import.meta.dir, "bench-startup-phases.ts"),
+  );
+
+  // A private cache folder: warm runs read the entry the first start writes.
+  const env = { ...fixture.env, XDG_CACHE_HOME: join(scratch.dir, "cache") };
+  const conda = ["--conda", fixture.condaExe];
+  const servers: Record<string, string[]> = {
+    "compiled binary (release: --minify --bytecode)": [release, ...conda],
+    "compiled binary (--no-bytecode)": [noBytecode, ...conda],
+    "bun src/main.ts": [process.execPath, MAIN, ...conda],
+  };
+  for (const [name, command] of Object.entries(servers)) {
+    await timeToToolsList(command, env);
+    const source = (await readCapabilities(command, env)).catalog_source;
+    if (source !== "cache")
+      throw new Error(`${name} did not start warm (catalog_source ${source})`);
+  }
+
+  log(`warm starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
+  const helloCompiled = "compiled hello-world";
+  const helloBun = "bun hello.ts";
+  const warm = await sampleInterleaved(
+    {
+      [helloCompiled]: () => timeFirstLine([hello.binary], env),
+      [helloBun]: () => timeFirstLine([process.execPath, hello.source], env),
+      ...Object.fromEntries(
+        Object.entries(servers).map(([name, command]) => [
+          name,
+          async () => (await timeToToolsList(command, env)).ms,
+        ]),
+      ),
+    },
+    { warmup: WARMUP, runs: RUNS },
+  );
+
+  log(`cold starts: ${WARMUP} warm-up + ${COLD_RUNS} runs each, interleaved ...`);
+  const pythonFloor = "target Python's parser build (introspect.py)";
+  const introspectEnv = { ...env, PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" };
+  const cold = await sampleInterleaved(
+    {
+      [pythonFloor]: async () => {
+        const run = await timeRun([fixture.python, "-B", "-"], introspectEnv, INTROSPECT_SOURCE);
+        if (run.exitCode !== 0 || !run.stdout.startsWith('{"ok": true')) {
+          throw new Error(`introspect.py failed (exit ${run.exitCode})`);
+        }
+        return run.ms;
+      },
+      ...Object.fromEntries(
+        Object.entries(servers).map(([name, command]) => [
+          name,
+          async () => (await timeToToolsList([...command, "--no-cache"], env)).ms,
+        ]),
+      ),
+    },
+    { warmup: WARMUP, runs: COLD_RUNS },
+  );
+
+  log("time spent in the target's Python, as discover() reports it ...");
+  const pythonMs: number[] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const discovery = await discover({
+      explicitPath: fixture.condaExe,
+      env,
+      platform: process.platform,
+      timeoutMs: 60_000,
+      cacheDir: null,
+    });
+    pythonMs.push(discovery.pythonMs);
+  }
+  const inPython = summarize(pythonMs);
+
+  log("warm start phases (compiled probe, with and without serve()) ...");
+  const phaseSamples: Record<string, number[]> = {};
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const mode of [[], ["--serve"]]) {
+      const run = await timeRun([probe, ...mode, ...conda], env);
+      if (run.exitCode !== 0) throw new Error(`startup-phases probe failed (exit ${run.exitCode})`);
+      if (i < WARMUP) continue;
+      const phases = JSON.parse(run.stdout) as Record<string, number>;
+      for (const [phase, value] of Object.entries(phases)) {
+        phaseSamples[phase] = [...(phaseSamples[phase] ?? []), value];
+      }
+    }
+  }
+
+  const sizes = await toolsListSizes(servers["bun src/main.ts"] as string[], env);
+
+  const row = (name: string, mode: string, s: Stats, floorName: string, floor: Stats) => [
+    name,
+    mode,
+    ms(s.p50),
+    ms(s.p99),
+    floorName,
+    ms(floor.p50),
+    ratio(s.p50, floor.p50),
+    `+${ms(s.p50 - floor.p50)}`,
+  ];
+  const startupRows = [
+    ...Object.keys(servers).map((name) => {
+      const floorName = name.startsWith("bun ") ? helloBun : helloCompiled;
+      return row(name, "warm", warm[name] as Stats, floorName, warm[floorName] as Stats);
+    }),
+    ...Object.keys(servers).map((name) =>
+      row(name, "cold", cold[name] as Stats, pythonFloor, cold[pythonFloor] as Stats),
+    ),
+  ];
+  const floorRows = [
+    [helloCompiled, warm[helloCompiled] as Stats],
+    [helloBun, warm[helloBun] as Stats],
+    [pythonFloor, cold[pythonFloor] as Stats],
+    ["of a cold start: in the target's Python (Discovery.pythonMs)", inPython],
+  ].map(([name, s]) => [name as string, ms((s as Stats).p50), ms((s as Stats).p99)]);
+  const phaseRows = Object.entries(phaseSamples).map(([phase, samples]) => {
+    const s = summarize(samples);
+    return [phase, ms(s.p50), ms(s.p99)];
+  });
+
+  const releaseWarm = warm["compiled binary (release: --minify --bytecode)"] as Stats;
+  const helloStats = warm[helloCompiled] as Stats;
+  const overHello = releaseWarm.p50 - helloStats.p50;
+  console.log(`Measured ${machineLine()}; fixture conda (${sizes.fixture.tools} tools).`);
+  console.log(
+    `Command: \`bun scripts/bench-startup.ts --runs ${RUNS}\` (part of \`npm run bench\`)\n`,
+  );
+  console.log(
+    "Spawn → `initialize` → `tools/list` answered (ms; ratio and difference against the floor's p50):\n",
+  );
+  console.log(
+    markdownTable(
+      ["program", "catalog", "p50", "p99", "floor", "floor p50", "ratio", "over floor"],
+      startupRows,
+    ),
+  );
+  console.log("\nFloors (ms):\n");
+  console.log(markdownTable(["floor", "p50", "p99"], floorRows));
+  console.log(
+    "\nWhere a warm start of the release binary goes (ms, in-process marks of a compiled probe):\n",
+  );
+  console.log(markdownTable(["phase", "p50", "p99"], phaseRows));
+  console.log("\n`tools/list` size:\n");
+  console.log(
+    markdownTable(
+      ["parser tree", "tools", "`tools/list` response", "tools array (JSON)"],
+      [
+        [
+          "fixture conda",
+          String(sizes.fixture.tools),
+          `${sizes.fixture.responseBytes} B`,
+          `${sizes.fixture.toolsBytes} B`,
+        ],
+        sizes.reference
+          ? [
+              "conda 26.7 (recorded reference tree)",
+              String(sizes.reference.tools),
+              "(not served)",
+              `${sizes.reference.toolsBytes} B`,
+            ]
+          : ["conda 26.7 (recorded reference tree)", "not found", "", ""],
+      ],
+    ),
+  );
+  console.log(
+    `\nGoals: warm start of the compiled binary under 50 ms: ${releaseWarm.p50 < 50 ? "met" : "NOT met"} ` +
+      `(p50 ${ms(releaseWarm.p50)} ms); within a few ms (≤ 5) of compiled hello-world: ` +
+      `${overHello <= 5 ? "met" : "NOT met"} (+${ms(overHello)} ms).`,
+  );
+} finally {
+  await scratch.cleanup();
+  await fixture.cleanup();
+}
+
+/** The served tools/list of the fixture, and the tools a conda 26.7 would get (not served). */
+async function toolsListSizes(command: string[], env: Record<string, string>) {
+  const served = await timeToToolsList(command, env);
+  const fixtureSizes = {
+    tools: served.tools.length,
+    responseBytes: served.responseBytes,
+    toolsBytes: Buffer.byteLength(JSON.stringify(served.tools)),
+  };
+  let reference: { tools: number; toolsBytes: number } | null = null;
+  try {
+    const tree = await loadReferenceTree();
+    const { entries } = buildToolRegistry(buildCatalog(tree.tree), {
+      allowExec: false,
+      readOnlyTools: false,
+      tools: null,
+      cliCommandTool: null,
+    });
+    const tools = entries.map((e) => e.definition);
+    reference = { tools: tools.length, toolsBytes: Buffer.byteLength(JSON.stringify(tools)) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  return { fixture: fixtureSizes, reference };
+}
