@@ -15,6 +15,8 @@ export interface RawServer {
   stderr(): string;
   /** Whether the server process has exited. */
   exited(): boolean;
+  /** Sends a signal to the server process (only to it, by its pid). */
+  kill(signal: NodeJS.Signals): void;
   /** Closes stdin and waits for the exit (killing the process after a deadline); returns the exit code. */
   close(): Promise<number | null>;
 }
@@ -109,6 +111,7 @@ export function spawnRawServer(options: {
     },
     stderr: () => stderr,
     exited: () => done,
+    kill: (signal) => proc.kill(signal),
     async close() {
       try {
         proc.stdin.end();
