@@ -32,15 +32,18 @@ function parseLine(line: string): Record<string, unknown> | null {
   }
 }
 
-/** Starts `conda-mcp --conda <conda> --no-cache ...` with piped stdin/stdout/stderr. */
+/** Starts `conda-mcp --conda <conda> [--no-cache] ...` with piped stdin/stdout/stderr. */
 export function spawnRawServer(options: {
   conda: string;
   args?: string[];
   env: Record<string, string>;
+  /** Use the catalog cache (in the env's HOME); default false (`--no-cache`). */
+  cache?: boolean;
 }): RawServer {
   const { command, args } = serverCommand();
+  const cache = options.cache ? [] : ["--no-cache"];
   const proc = Bun.spawn(
-    [command, ...args, "--conda", options.conda, "--no-cache", ...(options.args ?? [])],
+    [command, ...args, "--conda", options.conda, ...cache, ...(options.args ?? [])],
     { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: options.env },
   );
   const lines: string[] = [];
