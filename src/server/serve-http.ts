@@ -46,6 +46,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 // KEEP_ALIVE_MS, so streams held open by long conda calls stay up.
 const IDLE_TIMEOUT_SECONDS = 60;
 const KEEP_ALIVE_MS = 15_000;
+const OPEN_COMMENT = ": open\n\n";
 // Longest shutdown waits for aborted calls to answer: runProcess's grace, SIGKILL wait and drain.
 const DRAIN_MS = 15_000;
 // RFC 6750 b64token.
@@ -190,6 +191,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
     };
     const reader = body.getReader();
     return new ReadableStream<Uint8Array>({
+      start(controller) {
+        // Bun sends the headers with the first chunk: an SSE comment now tells the client at once
+        // that its stream is open (a GET stream may otherwise wait for the first keep-alive).
+        controller.enqueue(new TextEncoder().encode(OPEN_COMMENT));
+      },
       async pull(controller) {
         try {
           const chunk = await reader.read();
@@ -310,7 +316,12 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
     if (request.method === "POST") {
       // Read here (Bun bounds it by maxRequestBodySize) to learn the request ids; the transport
       // gets an identical request and does all validation itself.
-      const body = await request.text();
+      let body: string;
+      try {
+        body = await request.text();
+      } catch {
+        return jsonRpcError(400, "Bad Request: the request body could not be read");
+      }
       messages = parseMessages(body);
       forwarded = new Request(request.url, { method: "POST", headers: request.headers, body });
     }
@@ -334,15 +345,12 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
       port: listen.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       maxRequestBodySize: MAX_BODY_BYTES,
-      fetch: async (request) => {
-        try {
-          return await handle(request, hosts);
-        } catch {
-          // The client went away while sending, or a fault of ours: nothing internal leaks.
-          return jsonRpcError(400, "Bad Request: the request could not be read");
-        }
+      fetch: (request) => handle(request, hosts),
+      // A fault of ours: logged here, and the client learns nothing internal.
+      error: (error) => {
+        log(`internal error serving HTTP: ${error.stack ?? error.message}`);
+        return jsonRpcError(500, "Internal error");
       },
-      error: () => jsonRpcError(500, "Internal error"),
     });
   } catch {
     throw startupError(`--http cannot listen on that address: it is in use or not available`);

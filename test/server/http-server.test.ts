@@ -449,6 +449,83 @@ describe("Streamable HTTP", () => {
   });
 });
 
+describe("session bound", () => {
+  /** Initializes a session over raw HTTP, reads the answer to its end, returns its id. */
+  async function openSession(target: HttpServer): Promise<string> {
+    const response = await post(target, { authorization: `Bearer ${TOKEN}` });
+    await withDeadline(response.text(), 30_000, "initialize answer");
+    if (response.status !== 200) throw new Error(`initialize answered ${response.status}`);
+    const id = response.headers.get("mcp-session-id");
+    if (!id) throw new Error("no session id");
+    return id;
+  }
+
+  /** Holds the session's GET stream open (the session is busy) until the returned close(). */
+  async function holdStream(target: HttpServer, sessionId: string): Promise<() => Promise<void>> {
+    const controller = new AbortController();
+    const response = await withDeadline(
+      fetch(target.url, {
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          accept: "text/event-stream",
+          "mcp-session-id": sessionId,
+        },
+        signal: controller.signal,
+      }),
+      30_000,
+      "GET stream",
+    );
+    expect(response.status).toBe(200);
+    return async () => {
+      controller.abort();
+      await response.body?.cancel().catch(() => {});
+    };
+  }
+
+  function listTools(target: HttpServer, sessionId: string): Promise<Response> {
+    return post(
+      target,
+      { authorization: `Bearer ${TOKEN}`, "mcp-session-id": sessionId },
+      { jsonrpc: "2.0", id: 9, method: "tools/list" },
+    );
+  }
+
+  test("at most 32 sessions: when all hold a stream a new one gets 503, else the least recently used idle one is closed", async () => {
+    const target = await startHttpServer(["--http-token-file", tokenFile]);
+    const ids: string[] = [];
+    for (let i = 0; i < 32; i++) ids.push(await openSession(target));
+    const releases = await Promise.all(ids.map((id) => holdStream(target, id)));
+
+    const refused = await post(target, { authorization: `Bearer ${TOKEN}` });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBeString();
+
+    // Two sessions become idle; the older of them (by last use) makes room for the newcomer.
+    const [first, second] = [ids[0] as string, ids[1] as string];
+    await releases[1]?.();
+    await releases[0]?.();
+    await retry(() => openSession(target), "a session after two became idle");
+    expect((await listTools(target, second)).status).toBe(404);
+    expect((await listTools(target, first)).status).toBe(200);
+    for (const release of releases.slice(2)) await release();
+    expect(await target.kill("SIGTERM")).toBe(0);
+  }, 120_000);
+
+  /** Retries while the server has not yet seen the released streams end. */
+  async function retry(attempt: () => Promise<unknown>, what: string): Promise<void> {
+    const until = Date.now() + 15_000;
+    for (;;) {
+      try {
+        await attempt();
+        return;
+      } catch (error) {
+        if (Date.now() > until) throw new Error(`${what}: ${error}`);
+        await Bun.sleep(50);
+      }
+    }
+  }
+});
+
 describe("startup and shutdown", () => {
   test("without --http-token-file a token is generated, printed once, and works", async () => {
     const generated = await startHttpServer([]);
