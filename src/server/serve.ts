@@ -127,12 +127,14 @@ export async function serve(input: {
   const shutdown = new AbortController();
   const queue = new ExecutionQueue();
   const running = new Set<Promise<ExecutionResult>>();
+  // `[executable]`, or `[python, "-m", "conda"]` when CONDA_EXE is the interpreter itself.
+  const [command, ...leadingArgs] = discovery.condaArgv as [string, ...string[]];
   const runConda: RunConda = (argv, options) => {
     const execution = queue.run(AbortSignal.any([options.signal, shutdown.signal]), (signal) =>
       runProcess(
         {
-          command: discovery.executable,
-          argv,
+          command,
+          argv: [...leadingArgs, ...argv],
           cwd: options.cwd ?? config.cwd,
           stdin: options.stdin,
           env: config.env,

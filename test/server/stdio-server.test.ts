@@ -200,3 +200,26 @@ describe("tools/call", () => {
     );
   });
 });
+
+describe("a conda found as `python -m conda`", () => {
+  test("with CONDA_EXE naming the interpreter and _CE_M=-m, calls run conda as a module", async () => {
+    const moduleServer = await startServer({
+      conda: null,
+      env: { ...fixture.env, CONDA_EXE: fixture.python, _CE_M: "-m", _CE_CONDA: "conda" },
+    });
+    try {
+      const result = (await moduleServer.client.callTool({
+        name: "conda_info",
+        arguments: { json: true },
+      })) as CallToolResult;
+      const out = result.structuredContent as {
+        exit_code: number;
+        parsed_json: { conda_version: string };
+      };
+      expect(out.exit_code).toBe(0);
+      expect(out.parsed_json.conda_version).toBe("26.7.0");
+    } finally {
+      await moduleServer.close();
+    }
+  });
+});

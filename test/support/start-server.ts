@@ -19,14 +19,20 @@ export interface RunningServer {
 
 /** Starts the server as a child process and connects a real SDK client to it. */
 export async function startServer(options: {
-  conda: string;
+  /** The --conda option; null lets the server find conda from the environment. */
+  conda: string | null;
   args?: string[];
   env: Record<string, string>;
 }): Promise<RunningServer> {
   const { command, args } = serverCommand();
   const transport = new StdioClientTransport({
     command,
-    args: [...args, "--conda", options.conda, "--no-cache", ...(options.args ?? [])],
+    args: [
+      ...args,
+      ...(options.conda === null ? [] : ["--conda", options.conda]),
+      "--no-cache",
+      ...(options.args ?? []),
+    ],
     env: options.env,
     stderr: "pipe",
   });
