@@ -88,9 +88,10 @@ describe("secrets in the target's configuration and environment", () => {
 
   test("validation errors hold none of them, whatever was submitted", async () => {
     const wrong = [
-      // A wrong choice makes the error list the expected choices.
-      call("conda_leaky", { channel_url: "https://elsewhere.example.com" }),
-      call("conda_leaky", { token_choice: "guess" }),
+      // A wrong choice would make the error list the expected choices (the second property
+      // keeps the call a validation error once such choices are no longer enumerated).
+      call("conda_leaky", { channel_url: "https://elsewhere.example.com", bogus: 1 }),
+      call("conda_leaky", { token_choice: "guess", bogus: 1 }),
       call("conda_leaky", { mirror: 5, bogus: CHANNEL_TOKEN }),
       // Submitted secrets are not echoed either.
       call("conda_install", {
