@@ -2,6 +2,7 @@
 import { homedir } from "node:os";
 import packageJson from "../package.json" with { type: "json" };
 import { buildCatalog } from "./catalog/build-catalog.ts";
+import { credentialValues } from "./catalog/credential-values.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import { type Config, parseConfig, usage } from "./config.ts";
 import { discover } from "./discover/discover.ts";
@@ -42,7 +43,9 @@ async function run(config: Config): Promise<void> {
       : null,
     log,
   });
-  const catalog = buildCatalog(discovery.introspection.tree);
+  const catalog = buildCatalog(discovery.introspection.tree, {
+    secretValues: credentialValues(config.env),
+  });
   if (config.mode === "catalog") {
     const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
     await writeAll(

@@ -11,14 +11,28 @@ import type {
 import { classifyAction } from "./classify-action.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 
+type Redact = (text: string) => string;
+
 // conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
 const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
 
-/** Builds the catalog of terminal commands from the introspected argparse tree. */
-export function buildCatalog(root: RawParser): Catalog {
+/** Options of {@link buildCatalog}. */
+export interface BuildCatalogOptions {
+  /** Values to redact from every text taken from the target (see credentialValues). */
+  secretValues?: readonly string[];
+}
+
+/**
+ * Builds the catalog of terminal commands from the introspected argparse tree. Text taken from
+ * the target is redacted (URL credentials and the given secret values), and choices that carry
+ * a credential are dropped, leaving a plain value that conda checks itself.
+ */
+export function buildCatalog(root: RawParser, options: BuildCatalogOptions = {}): Catalog {
+  const secrets = options.secretValues ?? [];
+  const redact = (text: string) => redactSecrets(text, secrets);
   const diagnostics: Diagnostic[] = [];
   const commands: CatalogCommand[] = [];
-  for (const sub of root.subcommands) collectCommands(sub, [], commands, diagnostics);
+  for (const sub of root.subcommands) collectCommands(sub, [], commands, diagnostics, redact);
 
   const names = assignToolNames(commands.filter((c) => c.status === "tool").map((c) => c.path));
   for (const command of commands) {
@@ -38,6 +52,7 @@ function collectCommands(
   aliasPrefixes: string[][],
   out: CatalogCommand[],
   diagnostics: Diagnostic[],
+  redact: Redact,
 ): void {
   const aliases = aliasPathsOf(parser, aliasPrefixes);
   const subparsers = subparsersOf(parser);
@@ -49,7 +64,7 @@ function collectCommands(
     // An optional subcommand with options of its own makes the parent runnable by itself;
     // without options it only prints help (conda's `env`, `plugins`), which no agent needs.
     if (!childRequired && ownParams.length > 0)
-      out.push(describeCommand(parser, aliases, diagnostics));
+      out.push(describeCommand(parser, aliases, diagnostics, redact));
     if (ownParams.some((a) => a.required)) {
       diagnostics.push({
         path: parser.path,
@@ -60,7 +75,7 @@ function collectCommands(
     }
     for (const sub of parser.subcommands) {
       const before = out.length;
-      collectCommands(sub, aliases, out, diagnostics);
+      collectCommands(sub, aliases, out, diagnostics, redact);
       if (ownParams.some((a) => a.required)) {
         for (const command of out.slice(before))
           markRawOnly(command, "its parent command requires options that tools cannot pass");
@@ -68,7 +83,7 @@ function collectCommands(
     }
     return;
   }
-  out.push(describeCommand(parser, aliases, diagnostics));
+  out.push(describeCommand(parser, aliases, diagnostics, redact));
 }
 
 /** Alias paths of a parser: its names under its parent's canonical path and alias paths. */
@@ -98,6 +113,7 @@ function describeCommand(
   parser: RawParser,
   aliases: string[][],
   diagnostics: Diagnostic[],
+  redact: Redact,
 ): CatalogCommand {
   const command: CatalogCommand = {
     path: parser.path,
@@ -105,10 +121,8 @@ function describeCommand(
     toolName: null,
     status: "tool",
     reason: null,
-    summary: redactSecrets(
-      firstLine(parser.help ?? parser.plugin?.summary ?? parser.description ?? ""),
-    ),
-    description: redactSecrets((parser.description ?? parser.help ?? "").trim()),
+    summary: redact(firstLine(parser.help ?? parser.plugin?.summary ?? parser.description ?? "")),
+    description: redact((parser.description ?? parser.help ?? "").trim()),
     params: [],
     exclusiveGroups: [],
     plugin: parser.plugin
@@ -151,11 +165,11 @@ function describeCommand(
     const verdict = classifyAction(action);
     if (verdict.kind === "skip") continue;
     if (verdict.kind === "unsupported") {
-      markRawOnly(command, verdict.reason);
+      markRawOnly(command, redact(verdict.reason));
       diagnostics.push({
         path: parser.path,
         level: "warning",
-        message: `raw-only: ${verdict.reason}`,
+        message: `raw-only: ${redact(verdict.reason)}`,
       });
       continue;
     }
@@ -163,7 +177,7 @@ function describeCommand(
       command.hiddenOptions++;
       continue;
     }
-    const param = describeParam(action, verdict.shape, taken);
+    const param = describeParam(action, withoutSecretChoices(verdict.shape, redact), taken, redact);
     const group = action.mutually_exclusive_group;
     if (group) {
       let index = groupIndex.get(group.index);
@@ -225,7 +239,19 @@ function propertyNameOf(action: RawAction): string {
   return name.length > 0 ? name : "arg";
 }
 
-function describeParam(action: RawAction, shape: ParamShape, taken: Set<string>): Param {
+/** A shape whose choices would show a credential keeps its value type without the choices. */
+function withoutSecretChoices(shape: ParamShape, redact: Redact): ParamShape {
+  if (!("value" in shape) || shape.value.choices === null) return shape;
+  const leaks = shape.value.choices.some((c) => typeof c === "string" && redact(c) !== c);
+  return leaks ? { ...shape, value: { ...shape.value, choices: null } } : shape;
+}
+
+function describeParam(
+  action: RawAction,
+  shape: ParamShape,
+  taken: Set<string>,
+  redact: Redact,
+): Param {
   let name = propertyNameOf(action);
   for (let n = 2; taken.has(name); n++) name = `${propertyNameOf(action)}_${n}`;
   taken.add(name);
@@ -238,8 +264,8 @@ function describeParam(action: RawAction, shape: ParamShape, taken: Set<string>)
     optionStrings: action.option_strings,
     shape,
     required: isRequired(action, shape),
-    description: describeHelp(action),
-    deprecated: action.deprecated ? redactSecrets(action.deprecated.message) : null,
+    description: redact(describeHelp(action)),
+    deprecated: action.deprecated ? redact(action.deprecated.message) : null,
     exclusiveGroup: null,
   };
   const shown = shownDefault(action, shape);
@@ -257,7 +283,7 @@ function isRequired(action: RawAction, shape: ParamShape): boolean {
 
 function describeHelp(action: RawAction): string {
   const help = (action.help ?? "").replace(/\s+/g, " ").trim();
-  return redactSecrets(help.replaceAll("%(default)s", "").replaceAll("%%", "%"));
+  return help.replaceAll("%(default)s", "").replaceAll("%%", "%");
 }
 
 /**

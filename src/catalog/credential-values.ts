@@ -1,0 +1,20 @@
+// Names of variables that hold credentials by convention (AWS_SECRET_ACCESS_KEY, CONDA_TOKEN,
+// ANACONDA_API_TOKEN, GITHUB_TOKEN, *_PASSWORD, ...).
+const CREDENTIAL_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH/i;
+// Shorter values (`1`, `true`, `false`) would redact ordinary words everywhere.
+const MIN_LENGTH = 6;
+
+/**
+ * The values of credential-like environment variables, for redaction wherever text from the
+ * target (help, choices, summaries, diagnostics) could repeat them.
+ */
+export function credentialValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.length >= MIN_LENGTH && CREDENTIAL_NAME.test(name))
+      values.add(value);
+  }
+  // Longest first, so a secret that contains another is redacted whole.
+  return [...values].sort((a, b) => b.length - a.length);
+}
