@@ -12,7 +12,15 @@ import { argsArb } from "../support/arbitrary-args.ts";
 import { findParseMismatches, rawParserAt } from "../support/find-parse-mismatches.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type ParseOutcome, parseWithTarget } from "../support/parse-with-target.ts";
-import { hostileArgsArb, submittedKeys, submittedStrings } from "./hostile-input-arb.ts";
+import {
+  hostileArgsArb,
+  hostileStringArb,
+  hostileValueArb,
+  PROTOTYPE_KEYS,
+  submittedKeys,
+  submittedStrings,
+  throughJson,
+} from "./hostile-input-arb.ts";
 import { snapshotPrototypes } from "./snapshot-prototypes.ts";
 
 // CONDA_MCP_FUZZ_SEED / CONDA_MCP_FUZZ_RUNS let a developer fuzz longer or elsewhere; the
@@ -278,6 +286,76 @@ describe("hostile tool arguments, straight into validateArgs and buildArgv", () 
     }
     expect(failures.slice(0, 10)).toEqual([]);
   }, 300_000);
+});
+
+describe("hostile conda_execute input, straight into validateExecuteInput", () => {
+  test("is refused by path without echoing, or accepted exactly as sent", () => {
+    const limits = { maxStdinBytes: 4096, timeoutSeconds: 30 };
+    const value = hostileValueArb(GLOBAL_OPTIONS);
+    const text = hostileStringArb(GLOBAL_OPTIONS);
+    const optional = (name: string, arb: fc.Arbitrary<unknown>) =>
+      fc.option(
+        arb.map((v): [string, unknown] => [name, v]),
+        { nil: undefined, freq: 2 },
+      );
+    const input = fc
+      .tuple(
+        // argv is required: mostly a list of hostile strings, sometimes anything at all.
+        fc.oneof(
+          { weight: 6, arbitrary: fc.array(text, { maxLength: 6 }) },
+          { weight: 1, arbitrary: value },
+        ),
+        optional("cwd", fc.oneof(text, value)),
+        optional("stdin", fc.oneof(text, value)),
+        optional(
+          "timeout_seconds",
+          fc.oneof(fc.double(), fc.constantFrom(0, -1, 30, 31, 0.001), value),
+        ),
+        optional("__extra__", fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), text), value)),
+      )
+      .map(([argv, ...rest]) => {
+        const pairs = rest.flatMap((e) => (e === undefined ? [] : [e]));
+        const extra = pairs.find(([k]) => k === "__extra__")?.[1] as [string, unknown] | undefined;
+        const fields = pairs.filter(([k]) => k !== "__extra__");
+        // fromEntries makes `__proto__` an own property, as JSON.parse does.
+        return throughJson(
+          Object.fromEntries([["argv", argv], ...fields, ...(extra ? [extra] : [])]),
+        );
+      });
+    const prototypesBefore = snapshotPrototypes();
+    let accepted = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof({ weight: 9, arbitrary: input }, { weight: 1, arbitrary: value.map(throughJson) }),
+        (raw) => {
+          const result = validateExecuteInput(raw, limits);
+          if (result.success) {
+            accepted++;
+            const sent = raw as Record<string, unknown>;
+            expect(result.output.argv).toEqual(sent.argv as string[]);
+            expect(Object.keys(result.output).every((k) => k in sent)).toBe(true);
+            return;
+          }
+          refused++;
+          expect(result.issues.length).toBeGreaterThan(0);
+          expect(result.issues.length).toBeLessThanOrEqual(12);
+          const serialized = JSON.stringify(result.issues);
+          const keys = submittedKeys(raw);
+          for (const s of submittedStrings(raw)) {
+            if (s.length >= 4 && serialized.includes(s) && !keys.some((k) => k.includes(s)))
+              throw new Error(
+                `refusal repeats the submitted value ${JSON.stringify(s).slice(0, 80)}`,
+              );
+          }
+        },
+      ),
+      { numRuns: RUNS_PER_TOOL * 4, seed: SEED, reporter: compactReport },
+    );
+    expect(snapshotPrototypes()).toEqual(prototypesBefore);
+    expect(accepted).toBeGreaterThan(RUNS_PER_TOOL / 4);
+    expect(refused).toBeGreaterThan(RUNS_PER_TOOL / 4);
+  }, 60_000);
 });
 
 describe("refusals stay small whatever the input's size", () => {
