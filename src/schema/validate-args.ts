@@ -75,7 +75,11 @@ export function validateArgs(
     return { success: false, issues: dedupe(issues) };
   }
   const args = parsed.output;
-  const issues = [...groupIssues(command, args), ...positionalIssues(command, args)];
+  const issues = [
+    ...groupIssues(command, args),
+    ...sharedDestIssues(command, args),
+    ...positionalIssues(command, args),
+  ];
   if (issues.length === 0) {
     const bytes = command.params.reduce(
       (sum, p) =>
@@ -118,6 +122,31 @@ function groupIssues(command: CatalogCommand, args: Record<string, unknown>): Ar
     } else if (group.required && given.length === 0) {
       issues.push({ path: "/", message: `expected exactly one of ${group.members.join(", ")}` });
     }
+  }
+  return issues;
+}
+
+/**
+ * Options that set the same conda setting (`--strict-channel-priority`, `--no-channel-priority`)
+ * would leave it to argv order which one wins; JSON objects carry no order a client can rely on.
+ * Options that add to one shared list combine and stay allowed.
+ */
+function sharedDestIssues(command: CatalogCommand, args: Record<string, unknown>): ArgumentIssue[] {
+  const setters = command.params.filter(
+    (p) => !((p.shape.kind === "option" && p.shape.repeat) || p.shape.kind === "extend_const"),
+  );
+  const issues: ArgumentIssue[] = [];
+  for (const dest of new Set(setters.map((p) => p.dest))) {
+    const sharing = setters.filter((p) => p.dest === dest);
+    const given = sharing.filter((p) => isGiven(command, p.name, args));
+    if (given.length < 2) continue;
+    // An exclusive group over the same options already says so.
+    const group = given[0]?.exclusiveGroup ?? null;
+    if (group !== null && given.every((p) => p.exclusiveGroup === group)) continue;
+    issues.push({
+      path: `/${given[1]?.name}`,
+      message: `expected at most one of ${sharing.map((p) => p.name).join(", ")} (they set the same conda setting)`,
+    });
   }
   return issues;
 }

@@ -137,6 +137,12 @@ describe("validation errors", () => {
 
   test.each([
     ["install", { name: "a", prefix: "b" }, "/prefix", "expected at most one of name, prefix"],
+    [
+      "install",
+      { strict_channel_priority: true, no_channel_priority: true },
+      "/no_channel_priority",
+      "expected at most one of strict_channel_priority, no_channel_priority (they set the same conda setting)",
+    ],
     ["install", { verbose: -1 }, "/verbose", "expected a non-negative integer"],
     ["install", { revision: 1.5 }, "/revision", "expected an integer"],
     ["install", { solver: "nope" }, "/solver", 'expected one of "classic"'],
@@ -162,6 +168,22 @@ describe("validation errors", () => {
     ],
   ])("%s %j is refused at %s", (path, args, where, message) => {
     expect(issuesFor(path, args)).toContainEqual({ path: where, message });
+  });
+
+  test("options sharing a dest inside an exclusive group are reported once", () => {
+    expect(issuesFor("install", { freeze_installed: true, update_all: true })).toEqual([
+      {
+        path: "/update_all",
+        message:
+          "expected at most one of freeze_installed, update_deps, satisfied_skip_solve, update_all, update_specs",
+      },
+    ]);
+  });
+
+  test("options that add to one shared list combine", () => {
+    expect(
+      issuesFor("install", { channel: ["a"], use_local: true, override_channels: true }),
+    ).toEqual([]);
   });
 
   test("a non-object input is refused at the root", () => {
