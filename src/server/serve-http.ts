@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { checkClientMessage } from "./check-client-message.ts";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { HttpListen } from "../config.ts";
@@ -325,14 +326,17 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
       messages = parseMessages(body);
       forwarded = new Request(request.url, { method: "POST", headers: request.headers, body });
     }
+    const refusal = messages.length === 1 ? checkClientMessage(messages[0]) : null;
+    // The SDK answers bad params of a handled method as an internal error: answer -32602 first.
+    const early = refusal && !refusal.ok && refusal.reply ? Response.json(refusal.reply) : null;
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
       const session = sessions.get(sessionId);
       if (!session) return jsonRpcError(404, "Session not found", { code: -32001 });
-      return serveInSession(session, forwarded, messages);
+      return early ?? serveInSession(session, forwarded, messages);
     }
     if (request.method === "POST" && messages.some((m) => m.method === "initialize")) {
-      return startSession(forwarded, messages);
+      return early ?? startSession(forwarded, messages);
     }
     return jsonRpcError(400, "Bad Request: Mcp-Session-Id header is required");
   }

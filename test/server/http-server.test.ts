@@ -267,6 +267,25 @@ describe("--http options", () => {
 });
 
 describe("Streamable HTTP", () => {
+  test("bad params of a handled method are answered -32602, as on stdio, without echoing them", async () => {
+    const auth = { Authorization: `Bearer ${server.token}` };
+    const init = await post(server, auth);
+    const session = init.headers.get("mcp-session-id") ?? "";
+    expect(session).not.toBe("");
+    await init.body?.cancel();
+    const headers = { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    await post(server, headers, { jsonrpc: "2.0", method: "notifications/initialized" });
+    const bad = await post(server, headers, {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: ["SNEAKY-params"] },
+    });
+    const reply = await bad.json();
+    expect(reply).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602 } });
+    expect(JSON.stringify(reply)).not.toContain("SNEAKY");
+  });
+
   test("lists tools, reads the capabilities and calls conda_info over HTTP", async () => {
     const client = await connect(server);
     const { tools } = await client.listTools();
