@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { compareVersions } from "../../src/completion/compare-versions.ts";
-import { withDeadline } from "./manifest-fixture.ts";
+import { runPython } from "./manifest-fixture.ts";
 
 const ROWS: [a: string, b: string, expected: -1 | 0 | 1 | null][] = [
   ["0.3", "0.3", 0],
@@ -70,20 +70,10 @@ describe("compareVersions against packaging.version", () => {
   test.skipIf(!hasPackaging)("orders every row as packaging does", async () => {
     if (python === null) return;
     const pairs = ROWS.map(([a, b]) => [a, b]);
-    const proc = Bun.spawn([python, "-c", PACKAGING_COMPARE], {
-      stdin: new TextEncoder().encode(JSON.stringify(pairs)),
-      stdout: "pipe",
-      stderr: "pipe",
+    const stdout = await runPython(python, PACKAGING_COMPARE, {
+      stdin: JSON.stringify(pairs),
+      env: { PATH: process.env.PATH ?? "" },
     });
-    const [stdout, code] = await withDeadline(
-      Promise.all([new Response(proc.stdout).text(), proc.exited]),
-      20_000,
-      "python3",
-    ).catch((error) => {
-      proc.kill();
-      throw error;
-    });
-    expect(code).toBe(0);
     const theirs = JSON.parse(stdout) as (number | null)[];
     const ours = ROWS.map(([a, b]) => {
       const result = compareVersions(a, b);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { posix, win32 } from "node:path";
 import { type LocateManifestInput, locateManifest } from "../../src/completion/locate-manifest.ts";
-import { withDeadline } from "./manifest-fixture.ts";
+import { runPython } from "./manifest-fixture.ts";
 
 const LINUX = { platform: "linux", home: "/home/ada", cwd: "/work" };
 const MAC = { platform: "darwin", home: "/Users/ada", cwd: "/work" };
@@ -246,20 +246,10 @@ describe("locateManifest against Python's expandvars/expanduser", () => {
         LOCALAPPDATA: "E:\\Local",
         PATH: process.env.PATH ?? "",
       };
-      const proc = Bun.spawn([python, "-c", PYTHON_EXPAND, JSON.stringify(OVERRIDES)], {
+      const stdout = await runPython(python, PYTHON_EXPAND, {
+        args: [JSON.stringify(OVERRIDES)],
         env,
-        stdout: "pipe",
-        stderr: "pipe",
       });
-      const [stdout, code] = await withDeadline(
-        Promise.all([new Response(proc.stdout).text(), proc.exited]),
-        20_000,
-        "python3",
-      ).catch((error) => {
-        proc.kill();
-        throw error;
-      });
-      expect(code).toBe(0);
       // The plugin then calls Path.resolve(), which normalises separators as path.resolve does.
       const expected = (JSON.parse(stdout) as string[]).map((value, i) =>
         OVERRIDES[i]?.[0] === "win32" ? win32.normalize(value) : posix.normalize(value),

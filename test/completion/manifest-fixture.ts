@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 // The pure-JS entry, as in src: the root entry would switch on the native string extractor.
 import { pack } from "msgpackr/pack";
+import { withDeadline } from "../support/start-server.ts";
 
 /**
  * The manifest from the shared reference (`conda-completion-0.3-manifest-example.json`): the exact
@@ -68,15 +69,26 @@ export function leafTypes(value: unknown, into = new Set<string>()): Set<string>
   return into;
 }
 
-/** Races a promise against a deadline and fails loudly when the deadline wins. */
-export async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+/** Runs `python -c script [args]` with optional stdin; its stdout, or a loud failure (exit, hang). */
+export async function runPython(
+  python: string,
+  script: string,
+  options: { args?: string[]; stdin?: string; env: Record<string, string> },
+): Promise<string> {
+  const proc = Bun.spawn([python, "-c", script, ...(options.args ?? [])], {
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: options.env,
   });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const [stdout, code] = await withDeadline(
+    Promise.all([new Response(proc.stdout).text(), proc.exited]),
+    20_000,
+    "python3",
+  ).catch((error) => {
+    proc.kill();
+    throw error;
+  });
+  if (code !== 0) throw new Error(`python3 exited with ${code}`);
+  return stdout;
 }

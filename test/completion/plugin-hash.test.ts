@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { pluginHash } from "../../src/completion/plugin-hash.ts";
-import { withDeadline } from "./manifest-fixture.ts";
+import { runPython } from "./manifest-fixture.ts";
 
 // The plugin's own computation, run by a real Python.
 const PYTHON_HASH = `
@@ -23,21 +23,10 @@ const NAME_SETS: [title: string, names: string[]][] = [
 async function pythonHashes(sets: string[][]): Promise<string[]> {
   const python = Bun.which("python3");
   if (python === null) throw new Error("python3 not found");
-  const proc = Bun.spawn([python, "-c", PYTHON_HASH], {
-    stdin: new TextEncoder().encode(JSON.stringify(sets)),
-    stdout: "pipe",
-    stderr: "pipe",
+  const stdout = await runPython(python, PYTHON_HASH, {
+    stdin: JSON.stringify(sets),
     env: { PATH: process.env.PATH ?? "", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
   });
-  const [stdout, code] = await withDeadline(
-    Promise.all([new Response(proc.stdout).text(), proc.exited]),
-    20_000,
-    "python3",
-  ).catch((error) => {
-    proc.kill();
-    throw error;
-  });
-  if (code !== 0) throw new Error(`python3 exited with ${code}`);
   return stdout.trim().split("\n");
 }
 

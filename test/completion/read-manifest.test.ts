@@ -3,12 +3,12 @@ import { mkdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Packr, pack } from "msgpackr/pack";
 import { readManifest } from "../../src/completion/read-manifest.ts";
+import { withDeadline } from "../support/start-server.ts";
 import {
   exampleManifest,
   leafTypes,
   makeTempDir,
   replaceBytes,
-  withDeadline,
   writeManifestFile,
 } from "./manifest-fixture.ts";
 
