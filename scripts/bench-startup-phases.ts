@@ -65,4 +65,6 @@ if (withServe) {
   mark("serialize the tools/list result, without serve()");
 }
 
-process.stdout.write(`${JSON.stringify(Object.fromEntries(marks))}\n`);
+// Exit as main.ts does once the line is out: serve() returns with its 15 s settle timer still
+// pending (serve.ts races Bun.sleep without clearing it), which would keep the probe alive.
+process.stdout.write(`${JSON.stringify(Object.fromEntries(marks))}\n`, () => process.exit(0));

@@ -237,10 +237,12 @@ export function rawSession(command: readonly string[], env: Record<string, strin
     },
     async close() {
       proc.stdin.end();
-      const code = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => null)]);
-      if (code !== null) return code;
-      proc.kill("SIGKILL");
-      throw new Error("server did not exit within 10 s of stdin closing");
+      try {
+        return await deadline(proc.exited, 10_000, "exit after stdin closed");
+      } catch (error) {
+        proc.kill("SIGKILL");
+        throw error;
+      }
     },
     stderr: () => stderr,
   };
