@@ -509,7 +509,7 @@ describe("session bound", () => {
     );
   }
 
-  test("at most 32 sessions: when all hold a stream a new one gets 503, else the least recently used idle one is closed", async () => {
+  test("at most 32 sessions: when all hold a stream a new one gets 503, and an idle one makes room", async () => {
     const target = await startHttpServer(["--http-token-file", tokenFile]);
     const ids: string[] = [];
     for (let i = 0; i < 32; i++) ids.push(await openSession(target));
@@ -519,14 +519,25 @@ describe("session bound", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBeString();
 
-    // Two sessions become idle; the older of them (by last use) makes room for the newcomer.
+    // Only the second session becomes idle: it is the one closed for the newcomer.
     const [first, second] = [ids[0] as string, ids[1] as string];
     await releases[1]?.();
-    await releases[0]?.();
-    await retry(() => openSession(target), "a session after two became idle");
+    await retry(() => openSession(target), "a session after one became idle");
     expect((await listTools(target, second)).status).toBe(404);
     expect((await listTools(target, first)).status).toBe(200);
-    for (const release of releases.slice(2)) await release();
+    for (const release of [releases[0], ...releases.slice(2)]) await release?.();
+    expect(await target.kill("SIGTERM")).toBe(0);
+  }, 120_000);
+
+  test("among idle sessions the least recently used one is closed", async () => {
+    const target = await startHttpServer(["--http-token-file", tokenFile]);
+    const ids: string[] = [];
+    for (let i = 0; i < 32; i++) ids.push(await openSession(target));
+    // Using the oldest session makes the second-oldest the least recently used.
+    expect((await listTools(target, ids[0] as string)).status).toBe(200);
+    await openSession(target);
+    expect((await listTools(target, ids[1] as string)).status).toBe(404);
+    expect((await listTools(target, ids[0] as string)).status).toBe(200);
     expect(await target.kill("SIGTERM")).toBe(0);
   }, 120_000);
 
