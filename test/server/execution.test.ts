@@ -107,6 +107,14 @@ describe("execution through MCP", () => {
     expect(out.parsed_json).toBeNull();
   });
 
+  test("256 KiB on stderr with nothing on stdout does not block the child", async () => {
+    const { out } = await run([join(BIN, "flood"), "0", String(256 * 1024)]);
+    expect(out.exit_code).toBe(0);
+    expect(out.stdout).toBe("");
+    expect(out.stderr_truncated).toBe(true);
+    expect(Buffer.byteLength(out.stderr)).toBe(65536);
+  });
+
   test("NUL-separated JSON records keep stdout and leave parsed_json null", async () => {
     const { out } = await run([join(BIN, "json-records"), "3"]);
     expect(out.stdout).toContain("\0");
