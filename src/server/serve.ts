@@ -206,5 +206,10 @@ export async function serve(input: {
 
 /** Waits, within SETTLE_MS, until every execution has ended and its process tree is gone. */
 async function settle(running: Set<Promise<ExecutionResult>>): Promise<void> {
-  await Promise.race([Promise.allSettled(running), Bun.sleep(SETTLE_MS)]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SETTLE_MS);
+  });
+  // The timer is cleared so that nothing keeps the process alive once the calls have settled.
+  await Promise.race([Promise.allSettled(running), limit]).finally(() => clearTimeout(timer));
 }
