@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
+import { alive, pidsIn, waitFor } from "../support/watch-processes.ts";
 
 const BIN = join(import.meta.dir, "..", "fixtures", "bin");
 
@@ -58,31 +59,6 @@ async function run(
     "conda_run",
   )) as CallToolResult;
   return { result, out: result.structuredContent as Structured };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`${what} not reached within ${ms} ms`);
-    await Bun.sleep(20);
-  }
-}
-
-function pidsIn(file: string): number[] {
-  try {
-    return readFileSync(file, "utf8").split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 describe("execution through MCP", () => {

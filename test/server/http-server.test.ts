@@ -9,6 +9,7 @@ import { parseConfig } from "../../src/config.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { serverCommand, withDeadline } from "../support/start-server.ts";
+import { alive, pidsIn, waitFor } from "../support/watch-processes.ts";
 
 const TOKEN = "test-token-0123456789abcdefghijklmnop";
 const INITIALIZE = {
@@ -108,31 +109,6 @@ function post(
     30_000,
     "raw POST",
   );
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`${what} not reached within ${ms} ms`);
-    await Bun.sleep(20);
-  }
-}
-
-function pidsIn(file: string): number[] {
-  try {
-    return readFileSync(file, "utf8").split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 /** conda_run of a shell that records its pid and a sleeping child's pid, then waits. */
