@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
 import { introspect } from "../../src/discover/introspect.ts";
-import { rawParserAt } from "../support/find-parse-mismatches.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
+import { rawParserAt } from "../support/find-parse-mismatches.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 import { hostileArgsArb, submittedStrings } from "./hostile-input-arb.ts";

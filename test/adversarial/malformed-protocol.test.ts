@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import { type RawServer, spawnRawServer } from "./spawn-raw-server.ts";
+import { initializeLine, type RawServer, spawnRawServer } from "./spawn-raw-server.ts";
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -218,18 +218,7 @@ describe("malformed protocol input on stdio", () => {
   }, 90_000);
 
   test("after all that, initialize and tools/list work and stdout held only JSON-RPC", async () => {
-    await server.write(
-      `${JSON.stringify({
-        jsonrpc: "2.0",
-        id: "init",
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "0" },
-        },
-      })}\n`,
-    );
+    await server.write(initializeLine("init"));
     const init = await server.waitFor("initialize result", (m) => m.id === "init");
     expect((init.result as { serverInfo: { name: string } }).serverInfo.name).toBe("conda-mcp");
     await server.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');

@@ -6,7 +6,7 @@ import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
 import { isGone, killAll, printedPids, waitUntil } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
-import { type RawServer, spawnRawServer } from "./spawn-raw-server.ts";
+import { initializeLine, type RawServer, spawnRawServer } from "./spawn-raw-server.ts";
 
 const ROUNDS = 5;
 const SPAWN_TREE = join(import.meta.dir, "..", "fixtures", "bin", "spawn-tree");
@@ -180,18 +180,7 @@ describe("process trees when the client goes away", () => {
       });
       try {
         const { dir, script } = round("gone", ++departures);
-        await raw.write(
-          `${JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-11-25",
-              capabilities: {},
-              clientInfo: { name: "raw", version: "0" },
-            },
-          })}\n`,
-        );
+        await raw.write(initializeLine(1));
         await raw.waitFor("initialize result", (m) => m.id === 1);
         await raw.write(
           `${JSON.stringify({

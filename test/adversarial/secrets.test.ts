@@ -5,11 +5,11 @@ import { credentialValues } from "../../src/catalog/credential-values.ts";
 import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
-import { loadReferenceTree } from "../support/reference-tree.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { loadReferenceTree } from "../support/reference-tree.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 import { installLeakyPlugin } from "./install-leaky-plugin.ts";
-import { spawnRawServer } from "./spawn-raw-server.ts";
+import { initializeLine, spawnRawServer } from "./spawn-raw-server.ts";
 
 // Each secret is unique text, so finding it anywhere is a leak.
 const CHANNEL_TOKEN = "tk-CHANNEL-5f3a9c1e77";
@@ -133,18 +133,7 @@ describe("secrets in the target's configuration and environment", () => {
   test("a start from the catalog cache and its diagnostics hold none of them", async () => {
     for (const round of ["writes the cache", "reads the cache"]) {
       const raw = spawnRawServer({ conda: fixture.condaExe, env, cache: true });
-      await raw.write(
-        `${JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "raw", version: "0" },
-          },
-        })}\n`,
-      );
+      await raw.write(initializeLine(1));
       await raw.waitFor(`initialize (${round})`, (m) => m.id === 1);
       await raw.write(
         `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "conda://capabilities" } })}\n`,
