@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lutimes, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
+import { isJsonObject } from "../is-json-object.ts";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect.ts";
 import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
@@ -257,7 +258,7 @@ async function readEntryText(file: string): Promise<string | { problem: string }
 
 /** The first way a parsed entry is unusable for this key and executable, or null. */
 function entryProblem(document: unknown, key: string, executable: string): string | null {
-  if (!isObject(document)) return "it is not an object";
+  if (!isJsonObject(document)) return "it is not an object";
   if (document.format !== FORMAT) return "it has another format version";
   if (document.introspectDigest !== INTROSPECT_DIGEST) {
     return "it was made by another introspection script";
@@ -265,7 +266,7 @@ function entryProblem(document: unknown, key: string, executable: string): strin
   if (document.key !== key) return "it belongs to another conda or environment";
   const input = document.input;
   if (
-    !isObject(input) ||
+    !isJsonObject(input) ||
     input.executable !== executable ||
     typeof input.python !== "string" ||
     typeof input.condaVersion !== "string" ||
@@ -405,7 +406,7 @@ function ignored(options: CatalogCacheOptions, reason: string): null {
 }
 
 function errorCode(error: unknown): string {
-  const code = isObject(error) ? error.code : undefined;
+  const code = isJsonObject(error) ? error.code : undefined;
   return typeof code === "string" ? code : "unexpected error";
 }
 
@@ -415,10 +416,6 @@ function sha256(text: string): string {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isStringList(value: unknown): value is string[] {

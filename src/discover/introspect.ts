@@ -1,4 +1,5 @@
 import { CondaMcpError } from "../errors.ts";
+import { isJsonObject } from "../is-json-object.ts";
 import introspectSource from "./introspect.py" with { type: "text" };
 import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import type { IntrospectionFailure, IntrospectionResult } from "./raw-tree.ts";
@@ -78,19 +79,15 @@ export async function introspect(
 }
 
 function asFailure(document: unknown): IntrospectionFailure | null {
-  if (!isObject(document) || document.ok !== false) return null;
+  if (!isJsonObject(document) || document.ok !== false) return null;
   const error = document.error;
-  if (!isObject(error) || typeof error.message !== "string" || typeof error.code !== "string") {
+  if (!isJsonObject(error) || typeof error.message !== "string" || typeof error.code !== "string") {
     return {
       ok: false,
       error: { code: "PARSER_FAILED", message: "the script reported a failure without a reason" },
     };
   }
   return document as unknown as IntrospectionFailure;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function summarize(text: string): string {

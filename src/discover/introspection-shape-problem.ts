@@ -1,6 +1,7 @@
 /** The first way a document differs from IntrospectionResult, at every depth a stage walks, or null. */
+import { isJsonObject } from "../is-json-object.ts";
 export function introspectionShapeProblem(document: unknown): string | null {
-  if (!isObject(document) || document.ok !== true) return "expected an object with ok true";
+  if (!isJsonObject(document) || document.ok !== true) return "expected an object with ok true";
   for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
     if (typeof document[key] !== "string") return `expected \`${key}\` to be a string`;
   }
@@ -8,11 +9,11 @@ export function introspectionShapeProblem(document: unknown): string | null {
     if (!isStringList(document[key])) return `expected \`${key}\` to be a list of strings`;
   }
   if (!Array.isArray(document.external_plugins)) return "expected `external_plugins` to be a list";
-  if (document.completion !== undefined && !isObject(document.completion)) {
+  if (document.completion !== undefined && !isJsonObject(document.completion)) {
     return "expected `completion` to be an object";
   }
   const tree = document.tree;
-  if (!isObject(tree) || !Array.isArray(tree.path) || tree.path.length !== 0) {
+  if (!isJsonObject(tree) || !Array.isArray(tree.path) || tree.path.length !== 0) {
     return "expected `tree` to be the root parser";
   }
   return parserProblem(tree, "tree");
@@ -31,7 +32,7 @@ function parserProblem(parser: Record<string, unknown>, where: string): string |
   }
   for (const [index, action] of (parser.actions as unknown[]).entries()) {
     if (
-      !isObject(action) ||
+      !isJsonObject(action) ||
       !isStringList(action.option_strings) ||
       typeof action.dest !== "string"
     ) {
@@ -39,19 +40,15 @@ function parserProblem(parser: Record<string, unknown>, where: string): string |
     }
   }
   for (const [index, child] of (parser.subcommands as unknown[]).entries()) {
-    if (!isObject(child)) return `expected \`${where}.subcommands[${index}]\` to be a parser`;
+    if (!isJsonObject(child)) return `expected \`${where}.subcommands[${index}]\` to be a parser`;
     const problem = parserProblem(child, `${where}.subcommands[${index}]`);
     if (problem) return problem;
   }
   return null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isObjectOrString(value: unknown): boolean {
-  return isObject(value) || typeof value === "string";
+  return isJsonObject(value) || typeof value === "string";
 }
 
 function isStringList(value: unknown): value is string[] {

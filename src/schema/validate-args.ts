@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
-import type { ToolSchema } from "./build-input-schema.ts";
+import { isJsonObject } from "../is-json-object.ts";
 import { paramTokens } from "./build-argv.ts";
+import type { ToolSchema } from "./build-input-schema.ts";
 
 /** One reason the arguments were refused: where, and what was expected there. */
 export interface ArgumentIssue {
@@ -60,10 +61,7 @@ export function validateArgs(
   input: unknown,
 ): ValidationResult {
   // valibot takes an array for an object; tool arguments are always a JSON object.
-  if (
-    input !== undefined &&
-    (typeof input !== "object" || input === null || Array.isArray(input))
-  ) {
+  if (input !== undefined && !isJsonObject(input)) {
     return { success: false, issues: [{ path: "/", message: "expected an object" }] };
   }
   const parsed = v.safeParse(schema.validator, input ?? {}, { message: fallbackMessage });

@@ -1,8 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog, CatalogCommand } from "../catalog/catalog-types.ts";
 import type { ToolAnnotations } from "../policy/builtin-command-policies.ts";
-import { lookupCommandPolicy } from "../policy/lookup-command-policy.ts";
 import type { CommandClass } from "../policy/command-class.ts";
+import { lookupCommandPolicy } from "../policy/lookup-command-policy.ts";
 import { selectTools } from "../policy/select-tools.ts";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
 import { buildInputSchema, type ToolSchema } from "../schema/build-input-schema.ts";

@@ -10,6 +10,7 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isJsonObject } from "../is-json-object.ts";
 
 /** A JSON-RPC error reply; `id` is null when the request's id could not be read. */
 export interface ErrorReply {
@@ -44,12 +45,8 @@ export function errorReply(id: string | number | null, code: number, message: st
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function readableId(value: unknown): string | number | null {
-  if (!isObject(value)) return null;
+  if (!isJsonObject(value)) return null;
   const id = value.id;
   return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : null;
 }
@@ -73,7 +70,7 @@ export function checkClientMessage(value: unknown): ClientMessageCheck {
   }
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (!parsed.success) {
-    if (isObject(value) && !("method" in value) && ("result" in value || "error" in value)) {
+    if (isJsonObject(value) && !("method" in value) && ("result" in value || "error" in value)) {
       return { ok: false, reply: null };
     }
     return {

@@ -1,7 +1,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -11,12 +12,11 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
 import type { Heartbeat } from "../execute/run-process.ts";
 import { checkExecutePolicy } from "../policy/check-execute-policy.ts";
 import { checkPolicy, type PolicyOptions } from "../policy/check-policy.ts";
-import { classifyArgv, type CatalogLookup } from "../policy/classify-argv.ts";
+import { type CatalogLookup, classifyArgv } from "../policy/classify-argv.ts";
 import { classifyCall } from "../policy/classify-call.ts";
 import { type GuardFacts, guardCall } from "../policy/guard-call.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
@@ -24,8 +24,8 @@ import { renderToolResult } from "../result/render-tool-result.ts";
 import { buildArgv } from "../schema/build-argv.ts";
 import type { ArgumentIssue } from "../schema/validate-args.ts";
 import { validateArgs } from "../schema/validate-args.ts";
-import type { ToolEntry } from "./build-tool-registry.ts";
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
+import type { ToolEntry } from "./build-tool-registry.ts";
 import { validateExecuteInput } from "./execute-tool.ts";
 
 /** Runs conda with argv after the executable; queued, capped, killable. */

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { isJsonObject } from "../is-json-object.ts";
 import { MAX_ARRAY_ITEMS, MAX_STRING_LENGTH } from "../schema/build-input-schema.ts";
 import { type ArgumentIssue, fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 
@@ -96,7 +97,7 @@ export function validateExecuteInput(
   input: unknown,
   limits: { maxStdinBytes: number; timeoutSeconds: number },
 ): { success: true; output: ExecuteInput } | { success: false; issues: ArgumentIssue[] } {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+  if (!isJsonObject(input)) {
     return { success: false, issues: [{ path: "/", message: "expected an object" }] };
   }
   const parsed = v.safeParse(executeInputSchema(limits), input, { message: fallbackMessage });

@@ -1,10 +1,10 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { checkClientMessage } from "./check-client-message.ts";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { HttpListen } from "../config.ts";
 import { CondaMcpError } from "../errors.ts";
+import { checkClientMessage } from "./check-client-message.ts";
 
 /** Most MCP sessions kept at once; to make room, the least recently used idle one is closed. */
 export const MAX_HTTP_SESSIONS = 32;
