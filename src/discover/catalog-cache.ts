@@ -1,12 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lutimes, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { lutimes, open, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isJsonObject } from "../is-json-object.ts";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect.ts";
 import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import { parseShebang } from "./parse-shebang.ts";
+import { errorCode, readPrivateFile, writePrivateFile } from "./private-cache-file.ts";
 import type { IntrospectionResult } from "./raw-tree.ts";
 import type { PythonSource } from "./resolve-python.ts";
 
@@ -38,10 +38,6 @@ export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;
 
 const FORMAT = 1;
 const INTROSPECT_DIGEST = sha256(INTROSPECT_SOURCE);
-const ENTRY_NAME = /^[0-9a-f]{64}\.json$/;
-const TEMP_NAME = /^[0-9a-f]{64}\.\d+\.[0-9a-f]+\.tmp$/;
-const STALE_TEMP_MS = 60 * 60 * 1000;
-const STALE_ENTRY_MS = 30 * 24 * 60 * 60 * 1000;
 const PYTHON_SOURCES: ReadonlySet<string> = new Set<PythonSource>([
   "conda-exe-is-python",
   "shebang",
@@ -114,6 +110,18 @@ export async function catalogCacheKey(options: CatalogCacheOptions): Promise<str
 }
 
 /**
+ * What proves that something cached from one discovery still describes the installed conda:
+ * the fingerprint (conda, plugins, executable, interpreter) and the digest of conda's
+ * configuration files, with the inputs that recompute them.
+ */
+export interface CacheStamp {
+  input: FingerprintInput;
+  fingerprint: string;
+  rootPrefix: string;
+  configDigest: string;
+}
+
+/**
  * The cached discovery for `key`, or null: a missing, unreadable, oversized, corrupt or
  * foreign entry, one written by another format or introspection script, or one whose
  * fingerprint (conda, plugins, executable, interpreter) or conda configuration files no longer
@@ -122,10 +130,10 @@ export async function catalogCacheKey(options: CatalogCacheOptions): Promise<str
 export async function readCatalogCache(
   options: CatalogCacheOptions,
   key: string,
-): Promise<CachedDiscovery | null> {
+): Promise<(CachedDiscovery & { stamp: CacheStamp }) | null> {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
-    const read = await readEntryText(file);
+    const read = await readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
     let document: unknown;
@@ -137,16 +145,14 @@ export async function readCatalogCache(
     const problem = entryProblem(document, key, options.executable);
     if (problem) return ignored(options, problem);
     const entry = document as Entry;
-    const [fingerprint, configDigest] = await Promise.all([
-      computeFingerprint(entry.input),
-      condaConfigDigest(options, entry.introspection.root_prefix),
-    ]);
-    if (fingerprint !== entry.fingerprint) {
-      return ignored(options, "conda, its plugins or its interpreter changed");
-    }
-    if (configDigest !== entry.configDigest) {
-      return ignored(options, "conda's configuration files changed");
-    }
+    const stamp: CacheStamp = {
+      input: entry.input,
+      fingerprint: entry.fingerprint,
+      rootPrefix: entry.introspection.root_prefix,
+      configDigest: entry.configDigest,
+    };
+    const changed = await stampProblem(options, stamp);
+    if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
     const now = new Date();
     await lutimes(file, now, now).catch(() => undefined);
@@ -155,40 +161,67 @@ export async function readCatalogCache(
       pythonSource: entry.pythonSource,
       condaArgv: entry.condaArgv,
       introspection: entry.introspection,
-      fingerprint,
+      fingerprint: entry.fingerprint,
+      stamp,
     };
   } catch (error) {
     return ignored(options, `it could not be read (${errorCode(error)})`);
   }
 }
 
+/** The stamp of a discovery made just now: its fingerprint and conda's configuration files. */
+export async function cacheStamp(
+  options: CatalogCacheOptions,
+  discovery: CachedDiscovery,
+): Promise<CacheStamp> {
+  return {
+    input: {
+      executable: options.executable,
+      python: discovery.python,
+      siteDirs: discovery.introspection.site_dirs,
+      condaVersion: discovery.introspection.conda_version,
+    },
+    fingerprint: discovery.fingerprint,
+    rootPrefix: discovery.introspection.root_prefix,
+    configDigest: await condaConfigDigest(options, discovery.introspection.root_prefix),
+  };
+}
+
 /**
- * Store a discovery under `key`: written to a private temporary file (mode 0600) in the cache
- * folder (created with mode 0700), synced, then renamed over the entry, so readers and
- * concurrent writers only ever see whole entries. Temporary files older than an hour and
- * entries unused for 30 days are removed on the way. Failures are logged, never thrown.
+ * Why a stamp no longer holds (conda, its plugins or interpreter changed, or its configuration
+ * files did), or null when it still does. File-system reads only, no process.
+ */
+export async function stampProblem(
+  options: CatalogCacheOptions,
+  stamp: CacheStamp,
+): Promise<string | null> {
+  const [fingerprint, configDigest] = await Promise.all([
+    computeFingerprint(stamp.input),
+    condaConfigDigest(options, stamp.rootPrefix),
+  ]);
+  if (fingerprint !== stamp.fingerprint) return "conda, its plugins or its interpreter changed";
+  if (configDigest !== stamp.configDigest) return "conda's configuration files changed";
+  return null;
+}
+
+/**
+ * Store a discovery and its stamp under `key` (see writePrivateFile: atomic, private, stale
+ * files pruned). Failures are logged, never thrown.
  */
 export async function writeCatalogCache(
   options: CatalogCacheOptions,
   key: string,
   discovery: CachedDiscovery,
+  stamp: CacheStamp,
 ): Promise<void> {
-  const { cacheDir } = options;
-  let temp: string | null = null;
   try {
-    const configDigest = await condaConfigDigest(options, discovery.introspection.root_prefix);
     const entry: Entry = {
       format: FORMAT,
       introspectDigest: INTROSPECT_DIGEST,
       key,
-      input: {
-        executable: options.executable,
-        python: discovery.python,
-        siteDirs: discovery.introspection.site_dirs,
-        condaVersion: discovery.introspection.conda_version,
-      },
-      fingerprint: discovery.fingerprint,
-      configDigest,
+      input: stamp.input,
+      fingerprint: stamp.fingerprint,
+      configDigest: stamp.configDigest,
       pythonSource: discovery.pythonSource,
       condaArgv: discovery.condaArgv,
       introspection: discovery.introspection,
@@ -198,61 +231,9 @@ export async function writeCatalogCache(
       options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
       return;
     }
-    await mkdir(cacheDir, { recursive: true, mode: 0o700 });
-    await removeStaleFiles(cacheDir);
-    temp = path.join(cacheDir, `${key}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-    const handle = await open(temp, "wx", 0o600);
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path.join(cacheDir, `${key}.json`));
-    temp = null;
+    await writePrivateFile(options.cacheDir, `${key}.json`, text);
   } catch (error) {
     options.log?.(`catalog cache: not written (${errorCode(error)})`);
-  } finally {
-    if (temp !== null) await unlink(temp).catch(() => undefined);
-  }
-}
-
-/** The entry's text, null when there is none, or why the file is not usable. */
-async function readEntryText(file: string): Promise<string | { problem: string } | null> {
-  // O_NOFOLLOW: an entry is never a link; O_NONBLOCK: a FIFO planted there cannot hang us.
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, flags);
-  } catch (error) {
-    const code = errorCode(error);
-    // No entry, or no cache folder yet (ENOTDIR: a file stands where a folder would be).
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    return { problem: code === "ELOOP" ? "it is a link" : `it could not be opened (${code})` };
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { problem: "it is not a regular file" };
-    // An entry decides what is run: trust only this user's files that others cannot write.
-    const uid = process.getuid?.();
-    if (uid !== undefined && (info.uid !== uid || (info.mode & 0o022) !== 0)) {
-      return { problem: "it is not a private file of this user" };
-    }
-    if (info.size > MAX_CATALOG_CACHE_BYTES) return { problem: "it is too large" };
-    const buffer = Buffer.alloc(info.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled));
-    } catch {
-      return { problem: "it is not UTF-8 text" };
-    }
-  } finally {
-    await handle.close();
   }
 }
 
@@ -359,32 +340,6 @@ async function configIdentity(candidate: string): Promise<unknown> {
   }
 }
 
-async function removeStaleFiles(cacheDir: string): Promise<void> {
-  const now = Date.now();
-  let names: string[];
-  try {
-    names = await readdir(cacheDir);
-  } catch {
-    return;
-  }
-  await Promise.all(
-    names.map(async (name) => {
-      const maxAge = TEMP_NAME.test(name)
-        ? STALE_TEMP_MS
-        : ENTRY_NAME.test(name)
-          ? STALE_ENTRY_MS
-          : null;
-      if (maxAge === null) return;
-      const file = path.join(cacheDir, name);
-      try {
-        if (now - (await stat(file)).mtimeMs > maxAge) await unlink(file);
-      } catch {
-        // Another writer renamed or removed it first.
-      }
-    }),
-  );
-}
-
 async function readHead(file: string): Promise<string | null> {
   try {
     const handle = await open(file, "r");
@@ -403,11 +358,6 @@ async function readHead(file: string): Promise<string | null> {
 function ignored(options: CatalogCacheOptions, reason: string): null {
   options.log?.(`catalog cache: entry ignored, ${reason}`);
   return null;
-}
-
-function errorCode(error: unknown): string {
-  const code = isJsonObject(error) ? error.code : undefined;
-  return typeof code === "string" ? code : "unexpected error";
 }
 
 function sha256(text: string): string {

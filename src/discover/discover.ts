@@ -1,5 +1,7 @@
 import {
+  type CacheStamp,
   type CatalogCacheOptions,
+  cacheStamp,
   catalogCacheKey,
   readCatalogCache,
   writeCatalogCache,
@@ -43,6 +45,8 @@ export interface Discovery {
   pythonMs: number;
   /** Whether the target's Python described conda just now or a still-valid cache entry did. */
   source: "introspection" | "cache";
+  /** The cache entry's key and the stamp that proves it current; null with `--no-cache`. */
+  cache: { key: string; stamp: CacheStamp } | null;
 }
 
 /**
@@ -74,7 +78,10 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const key = cache ? await catalogCacheKey(cache) : null;
   if (cache && key) {
     const cached = await readCatalogCache(cache, key);
-    if (cached) return { executable, ...cached, pythonMs: 0, source: "cache" };
+    if (cached) {
+      const { stamp, ...restored } = cached;
+      return { executable, ...restored, pythonMs: 0, source: "cache", cache: { key, stamp } };
+    }
   }
 
   const resolved = await resolvePython(executable, {
@@ -92,16 +99,21 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     siteDirs: introspection.site_dirs,
     condaVersion: introspection.conda_version,
   });
-  const discovery: Discovery = {
-    executable,
+  const discovered = {
     python: resolved.python,
     pythonSource: resolved.source,
     condaArgv: resolved.condaArgv,
     introspection,
     fingerprint,
-    pythonMs: resolved.pythonMs + introspectMs,
-    source: "introspection",
   };
-  if (cache && key) await writeCatalogCache(cache, key, discovery);
-  return discovery;
+  const base = {
+    executable,
+    ...discovered,
+    pythonMs: resolved.pythonMs + introspectMs,
+    source: "introspection" as const,
+  };
+  if (!cache || !key) return { ...base, cache: null };
+  const stamp = await cacheStamp(cache, discovered);
+  await writeCatalogCache(cache, key, discovered, stamp);
+  return { ...base, cache: { key, stamp } };
 }
