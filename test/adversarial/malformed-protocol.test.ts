@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import { initializeLine, type RawServer, spawnRawServer } from "./spawn-raw-server.ts";
+import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;

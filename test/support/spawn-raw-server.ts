@@ -1,16 +1,16 @@
-import { serverCommand, withDeadline } from "../support/start-server.ts";
+import { serverCommand, withDeadline } from "./start-server.ts";
 
-/** The server under test behind raw pipes: what we write is exactly what it reads. */
 /** One raw `initialize` request line, as a client would write it to the server's stdin. */
-export function initializeLine(id: string | number): string {
+export function initializeLine(id: string | number, protocolVersion = "2025-11-25"): string {
   const params = {
-    protocolVersion: "2025-11-25",
+    protocolVersion,
     capabilities: {},
     clientInfo: { name: "raw", version: "0" },
   };
   return `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })}\n`;
 }
 
+/** The server under test behind raw pipes: what we write is exactly what it reads. */
 export interface RawServer {
   /** Writes text (or bytes) as they are; add the newline yourself. */
   write(data: string | Uint8Array): Promise<void>;
