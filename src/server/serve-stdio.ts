@@ -1,15 +1,23 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioLineTransport } from "./stdio-line-transport.ts";
+import { LineReader } from "./line-reader.ts";
+import { StdioLineTransport, type StdioLineTransportOptions } from "./stdio-line-transport.ts";
 
 /**
  * Serves MCP on stdin/stdout until the client closes stdin, then aborts running calls (their
- * process trees are killed) and resolves. The transport does not watch stdin EOF itself.
+ * process trees are killed) and resolves. `reader` is the stdin reader the start-up answerer
+ * used, when it answered the first messages (see answerFromSnapshot).
  */
-export async function serveStdio(server: Server, shutdown: AbortController): Promise<void> {
-  const transport = new StdioLineTransport(process.stdin, process.stdout);
+export async function serveStdio(
+  server: Server,
+  shutdown: AbortController,
+  options: StdioLineTransportOptions & { reader?: LineReader | undefined } = {},
+): Promise<void> {
+  const transport = new StdioLineTransport(
+    options.reader ?? new LineReader(process.stdin),
+    process.stdout,
+    options,
+  );
   const closed = new Promise<void>((resolve) => {
-    process.stdin.once("end", resolve);
-    process.stdin.once("close", resolve);
     transport.onclose = () => resolve();
   });
   await server.connect(transport);

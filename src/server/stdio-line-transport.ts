@@ -1,109 +1,120 @@
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { checkClientMessage, type ErrorReply, errorReply } from "./check-client-message.ts";
+import type { InputLine, LineConsumer, LineReader } from "./line-reader.ts";
 
-/** Longest accepted message line (the SDK's stdio transport uses the same bound). */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** Sees every message that passes through the transport, in order. */
+export interface TransportObserver {
+  received(message: JSONRPCMessage): void;
+  sent(message: JSONRPCMessage): void;
+}
+
+/** Options of {@link StdioLineTransport}. */
+export interface StdioLineTransportOptions {
+  /**
+   * Messages the start-up answerer already handled, delivered to the server first; the answer
+   * to each of these requests was sent already and is not sent again.
+   */
+  replay?: readonly JSONRPCMessage[];
+  observer?: TransportObserver;
+}
 
 /**
  * MCP over newline-delimited JSON on a byte stream pair. Unlike the SDK's stdio transport,
  * which drops what it cannot parse without a reply and closes itself when a line exceeds its
  * buffer, every undispatchable line gets its JSON-RPC error (parse error, invalid request,
  * invalid params) and an oversized line is skipped, so a bad client line never ends the server.
+ * The end of the input closes the transport.
  */
-export class StdioLineTransport implements Transport {
+export class StdioLineTransport implements Transport, LineConsumer {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  readonly #input: Readable;
+  readonly #reader: LineReader;
   readonly #output: Writable;
-  readonly #maxLineBytes: number;
-  #parts: Buffer[] = [];
-  #size = 0;
-  #oversized = false;
+  readonly #replay: readonly JSONRPCMessage[];
+  readonly #observer: TransportObserver | null;
+  // Requests replayed from the start-up answerer: their answers are swallowed once.
+  readonly #answered = new Map<string | number, () => void>();
   #closed = false;
 
-  constructor(input: Readable, output: Writable, maxLineBytes = MAX_LINE_BYTES) {
-    this.#input = input;
+  constructor(reader: LineReader, output: Writable, options: StdioLineTransportOptions = {}) {
+    this.#reader = reader;
     this.#output = output;
-    this.#maxLineBytes = maxLineBytes;
+    this.#replay = options.replay ?? [];
+    this.#observer = options.observer ?? null;
   }
 
   async start(): Promise<void> {
-    this.#input.on("data", this.#onData);
-    this.#input.on("error", this.#onError);
+    for (const message of this.#replay) {
+      if ("id" in message && "method" in message) {
+        const answered = new Promise<void>((resolve) => this.#answered.set(message.id, resolve));
+        this.onmessage?.(message);
+        // Later lines may reuse the id: they wait until the replayed answer is swallowed.
+        await answered;
+      } else {
+        this.onmessage?.(message);
+      }
+    }
+    this.#reader.attach(this);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    if (("result" in message || "error" in message) && message.id !== undefined) {
+      const swallow = this.#answered.get(message.id);
+      if (swallow) {
+        this.#answered.delete(message.id);
+        swallow();
+        return;
+      }
+    }
+    this.#observer?.sent(message);
     await this.#write(message);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#input.off("data", this.#onData);
-    this.#input.off("error", this.#onError);
-    if (this.#input.listenerCount("data") === 0) this.#input.pause();
-    this.#parts = [];
+    this.#reader.close();
     this.onclose?.();
   }
 
-  #onError = (error: Error): void => {
-    this.onerror?.(error);
-  };
-
-  #onData = (chunk: Buffer | string): void => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    let start = 0;
-    for (let newline = bytes.indexOf(10); newline !== -1; newline = bytes.indexOf(10, start)) {
-      this.#append(bytes.subarray(start, newline));
-      this.#endLine();
-      start = newline + 1;
-    }
-    this.#append(bytes.subarray(start));
-  };
-
-  #append(part: Buffer): void {
-    if (this.#oversized || part.length === 0) return;
-    if (this.#size + part.length > this.#maxLineBytes) {
-      // Keep reading, but nothing more of this line, until its newline.
-      this.#oversized = true;
-      this.#parts = [];
-      this.#size = 0;
-      return;
-    }
-    this.#parts.push(part);
-    this.#size += part.length;
-  }
-
-  #endLine(): void {
-    if (this.#oversized) {
-      this.#oversized = false;
+  take(line: InputLine): boolean {
+    if ("oversized" in line) {
       this.#reply(
         errorReply(
           null,
           ErrorCode.InvalidRequest,
-          `Invalid Request: message longer than ${this.#maxLineBytes} bytes`,
+          `Invalid Request: message longer than ${this.#reader.maxLineBytes} bytes`,
         ),
       );
-      return;
+      return true;
     }
-    const line = Buffer.concat(this.#parts, this.#size).toString("utf8");
-    this.#parts = [];
-    this.#size = 0;
-    if (line.trim() === "") return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(line.text);
     } catch {
       this.#reply(errorReply(null, ErrorCode.ParseError, "Parse error"));
-      return;
+      return true;
     }
     const check = checkClientMessage(value);
-    if (check.ok) this.onmessage?.(check.message);
-    else if (check.reply) this.#reply(check.reply);
+    if (check.ok) {
+      this.#observer?.received(check.message);
+      this.onmessage?.(check.message);
+    } else if (check.reply) {
+      this.#reply(check.reply);
+    }
+    return true;
+  }
+
+  end(): void {
+    this.close().catch(() => {});
+  }
+
+  error(error: Error): void {
+    this.onerror?.(error);
   }
 
   #reply(reply: ErrorReply): void {

@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
+import { type InputLine, type LineConsumer, LineReader } from "../../src/server/line-reader.ts";
+
+/** A consumer that takes lines until `refuseFrom` says no, recording what it saw. */
+function recorder(refuseFrom: (line: InputLine) => boolean = () => false) {
+  const taken: InputLine[] = [];
+  let ended = 0;
+  const consumer: LineConsumer = {
+    take: (line) => {
+      if (refuseFrom(line)) return false;
+      taken.push(line);
+      return true;
+    },
+    end: () => {
+      ended++;
+    },
+    error: () => {},
+  };
+  return { consumer, taken, ended: () => ended };
+}
+
+const text = (line: InputLine) => ("text" in line ? line.text : "<oversized>");
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("LineReader", () => {
+  test("lines split across chunks arrive whole; blank lines are skipped", async () => {
+    const input = new PassThrough();
+    const reader = new LineReader(input);
+    const first = recorder();
+    reader.attach(first.consumer);
+    input.write('{"a":');
+    input.write('1}\n\n  \n{"b"');
+    input.write(":2}\n");
+    await tick();
+    expect(first.taken.map(text)).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  test("a refused line and every later one wait, in order, for the next consumer", async () => {
+    const input = new PassThrough();
+    const reader = new LineReader(input);
+    const early = recorder((line) => text(line) === "hand over");
+    reader.attach(early.consumer);
+    input.write("one\nhand over\nthree\n");
+    await tick();
+    input.write("four\n");
+    input.end();
+    await tick();
+    expect(early.taken.map(text)).toEqual(["one"]);
+    // The refusing consumer hears nothing more, not even the end.
+    expect(early.ended()).toBe(0);
+
+    const full = recorder();
+    reader.attach(full.consumer);
+    expect(full.taken.map(text)).toEqual(["hand over", "three", "four"]);
+    expect(full.ended()).toBe(1);
+  });
+
+  test("the end reaches the consumer that holds the input when it ends", async () => {
+    const input = new PassThrough();
+    const reader = new LineReader(input);
+    const only = recorder();
+    reader.attach(only.consumer);
+    input.end("last line without newline is dropped");
+    await tick();
+    expect(only.taken).toEqual([]);
+    expect(only.ended()).toBe(1);
+  });
+
+  test("a line over the limit becomes one oversized mark and reading goes on", async () => {
+    const input = new PassThrough();
+    const reader = new LineReader(input, 8);
+    const only = recorder();
+    reader.attach(only.consumer);
+    input.write("0123456789abcdef");
+    input.write("more\nok\n");
+    await tick();
+    expect(only.taken.map(text)).toEqual(["<oversized>", "ok"]);
+  });
+});
