@@ -1,10 +1,13 @@
 // Compiled and run by scripts/bench-startup.ts (not on its own): replays the server's start-up
 // path stage by stage in a fresh process and prints each stage's milliseconds as one JSON line.
 // Modules are imported dynamically so each import is timed where it is first evaluated.
-// Usage: <compiled probe> [--serve] --conda PATH (the environment's catalog cache is used when
-// warm). With --serve, the last phase is serve() itself with stdin at EOF (tool registry,
-// capabilities, MCP Server, stdio connect and close) instead of the tool registry alone.
+// Usage: <compiled probe> [--serve] --conda PATH, after one server start in the same environment
+// wrote the catalog cache entry and the startup snapshot. The snapshot-path phases are all a warm
+// start spends before tools/list is answered; the rest is what loads after the handshake. With
+// --serve, the last phase is serve() itself with stdin at EOF (tool registry, capabilities, MCP
+// Server, stdio connect and close) instead of the tool registry alone.
 import { homedir } from "node:os";
+import packageJson from "../package.json" with { type: "json" };
 
 const marks: [string, number][] = [];
 // performance.now() counts from the process's start, so the first mark is the runtime's boot.
@@ -16,26 +19,39 @@ const mark = (phase: string) => {
 };
 mark("runtime boot, until the program's first line runs");
 
-await import("@modelcontextprotocol/sdk/server/index.js");
-await import("@modelcontextprotocol/sdk/types.js");
-await import("@modelcontextprotocol/sdk/server/stdio.js");
-mark("import the MCP SDK (builds its zod schemas)");
-await import("valibot");
-await import("@valibot/to-json-schema");
-mark("import valibot and @valibot/to-json-schema");
-const { discover } = await import("../src/discover/discover.ts");
-const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
-const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
-const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
-const { serve } = await import("../src/server/serve.ts");
+// What a warm start does before tools/list is answered (main.ts and warm-start/).
 const { parseConfig } = await import("../src/config.ts");
-mark("import conda-mcp's own modules");
-
+const { readStartupSnapshot, snapshotPlace } = await import(
+  "../src/warm-start/startup-snapshot.ts"
+);
+mark("snapshot path: import the start-up answerer's modules");
 const withServe = process.argv.includes("--serve");
 const config = parseConfig(
   process.argv.slice(2).filter((a) => a !== "--serve"),
   { env: process.env, platform: process.platform, home: homedir(), cwd: process.cwd() },
 );
+const place = await snapshotPlace(config, packageJson.version, () => {});
+mark("snapshot path: parse options, find conda, name the snapshot");
+const snapshot = place ? await readStartupSnapshot(place) : null;
+if (!snapshot) throw new Error("no valid startup snapshot: start the server once first");
+mark("snapshot path: read the snapshot, recompute fingerprint and .condarc digest");
+JSON.stringify(snapshot.toolsListResult);
+mark("snapshot path: serialize the tools/list answer");
+
+// What loads after the handshake, before the first call can be served (run.ts).
+await import("@modelcontextprotocol/sdk/server/index.js");
+await import("@modelcontextprotocol/sdk/types.js");
+mark("after the handshake: import the MCP SDK (builds its zod schemas)");
+await import("valibot");
+await import("@valibot/to-json-schema");
+mark("after the handshake: import valibot and @valibot/to-json-schema");
+const { discover } = await import("../src/discover/discover.ts");
+const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
+const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
+const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
+const { serve } = await import("../src/server/serve.ts");
+mark("after the handshake: import conda-mcp's own modules");
+
 const discovery = await discover({
   explicitPath: config.condaPath,
   env: config.env,
@@ -44,12 +60,20 @@ const discovery = await discover({
   home: config.home,
   cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
 });
-mark(`discover (${discovery.source})`);
+mark(`after the handshake: discover (${discovery.source})`);
 const catalog = buildCatalog(discovery.introspection.tree);
-mark("buildCatalog");
+mark("after the handshake: buildCatalog");
 if (withServe) {
   const stop = new AbortController();
-  await serve({ config, discovery, catalog, version: "0", log: () => {}, stop: stop.signal });
+  await serve({
+    config,
+    discovery,
+    catalog,
+    version: "0",
+    log: () => {},
+    stop: stop.signal,
+    handover: null,
+  });
   mark(
     "serve() with stdin at EOF: tool registry, capabilities, MCP Server, stdio connect and close",
   );
@@ -65,6 +89,5 @@ if (withServe) {
   mark("serialize the tools/list result, without serve()");
 }
 
-// Exit as main.ts does once the line is out: serve() returns with its 15 s settle timer still
-// pending (serve.ts races Bun.sleep without clearing it), which would keep the probe alive.
+// Exit as main.ts does once the line is out (process.exit does not wait for a pipe).
 process.stdout.write(`${JSON.stringify(Object.fromEntries(marks))}\n`, () => process.exit(0));

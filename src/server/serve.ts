@@ -1,5 +1,6 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
 import type { Config } from "../config.ts";
@@ -11,12 +12,16 @@ import { ExecutionQueue } from "../execute/execution-queue.ts";
 import { runProcess } from "../execute/run-process.ts";
 import type { GuardFacts } from "../policy/guard-call.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
+import type { Handover } from "../warm-start/answer-from-snapshot.ts";
+import { recordHandshake } from "../warm-start/record-handshake.ts";
+import { snapshotPlaceFor, writeStartupSnapshot } from "../warm-start/startup-snapshot.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
 import { createServer, type RunConda, type ServerDeps } from "./create-server.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
+import type { TransportObserver } from "./stdio-line-transport.ts";
 
 const COMPLETION_DISTRIBUTION = "conda-completion";
 // Longest an aborted call takes to end: runProcess's SIGTERM grace, SIGKILL wait and pipe drain.
@@ -62,7 +67,8 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
  * Builds the server's deps once from the discovered conda and serves them on stdio (until stdin
  * closes) or, with --http, on Streamable HTTP; `stop` (SIGTERM/SIGINT) ends either. Every session
  * shares one policy and one FIFO execution queue; on the way out running calls are aborted and
- * their process trees are gone before this resolves.
+ * their process trees are gone before this resolves. On stdio it takes over from the start-up
+ * answerer (`handover`), or else records its handshake answers as the next start's snapshot.
  */
 export async function serve(input: {
   config: Config;
@@ -71,6 +77,7 @@ export async function serve(input: {
   version: string;
   log: (line: string) => void;
   stop: AbortSignal;
+  handover: Handover | null;
 }): Promise<void> {
   const { config, discovery, catalog } = input;
   const { introspection } = discovery;
@@ -173,7 +180,8 @@ export async function serve(input: {
         siteDirs: introspection.site_dirs,
         condaVersion: introspection.conda_version,
       }),
-    startupFingerprint: discovery.fingerprint,
+    // What the listed tools were built from: with a handover, the snapshot's discovery.
+    startupFingerprint: input.handover?.fingerprint ?? discovery.fingerprint,
     cliCommand,
     log: input.log,
   };
@@ -194,14 +202,51 @@ export async function serve(input: {
     });
   } else {
     const server = createServer(deps);
-    await Promise.race([serveStdio(server, shutdown), waitForAbort(input.stop)]);
+    const { handover } = input;
+    // A server that answered the handshake itself records it for the next start.
+    const snapshot = handover === null ? snapshotRecorder(input) : null;
+    const stdio = serveStdio(server, shutdown, {
+      reader: handover?.reader,
+      // Only plain handshake messages are handed over (see handshake-shapes.ts).
+      replay: (handover?.replay ?? []) as JSONRPCMessage[],
+      observer: snapshot?.observer,
+    });
+    await Promise.race([stdio, waitForAbort(input.stop)]);
     await settle(running);
     // A macrotask later the aborted calls have written their `cancelled` answers.
     await Bun.sleep(0);
     await server.close().catch(() => {});
+    await snapshot?.written();
   }
   shutdown.abort();
   await settle(running);
+}
+
+/**
+ * Watches a stdio session and, once the server has answered a plain initialize and tools/list,
+ * stores those answers as the startup snapshot (see warm-start/); null without a catalog cache.
+ */
+function snapshotRecorder(input: {
+  config: Config;
+  discovery: Discovery;
+  version: string;
+  log: (line: string) => void;
+}): { observer: TransportObserver; written: () => Promise<void> } | null {
+  const { config, discovery } = input;
+  const cache = discovery.cache;
+  if (cache === null) return null;
+  const place = snapshotPlaceFor(
+    config,
+    { executable: discovery.executable, catalogKey: cache.key },
+    input.version,
+    input.log,
+  );
+  if (place === null) return null;
+  let written: Promise<void> = Promise.resolve();
+  const observer = recordHandshake((handshake) => {
+    written = writeStartupSnapshot(place, { stamp: cache.stamp, ...handshake });
+  });
+  return { observer, written: () => written };
 }
 
 /** Waits, within SETTLE_MS, until every execution has ended and its process tree is gone. */

@@ -1,0 +1,51 @@
+import { buildCatalog } from "./catalog/build-catalog.ts";
+import { credentialValues } from "./catalog/credential-values.ts";
+import { formatCatalog } from "./catalog/format-catalog.ts";
+import type { Config } from "./config.ts";
+import { discover } from "./discover/discover.ts";
+import { userCacheDir } from "./discover/user-cache-dir.ts";
+import { serve } from "./server/serve.ts";
+import type { Handover } from "./warm-start/answer-from-snapshot.ts";
+import { writeAll } from "./write-all.ts";
+
+/**
+ * The full start-up: discover conda (from the catalog cache when it still holds), build the
+ * catalog, then print it (`catalog`) or serve it, taking over from the start-up answerer when
+ * it answered the handshake (`handover`).
+ */
+export async function run(input: {
+  config: Config;
+  version: string;
+  log: (line: string) => void;
+  stop: AbortSignal;
+  handover: Handover | null;
+}): Promise<void> {
+  const { config, log } = input;
+  const discovery = await discover({
+    explicitPath: config.condaPath,
+    env: config.env,
+    platform: config.platform,
+    timeoutMs: config.introspectionTimeoutMs,
+    home: config.home,
+    cacheDir: config.cache
+      ? userCacheDir({ env: config.env, platform: config.platform, home: config.home })
+      : null,
+    log,
+  });
+  const catalog = buildCatalog(discovery.introspection.tree, {
+    secretValues: credentialValues(config.env),
+  });
+  if (config.mode === "catalog") {
+    const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
+    await writeAll(
+      process.stdout,
+      config.json
+        ? `${JSON.stringify({ conda_version: discovery.introspection.conda_version, ...catalog }, null, 2)}\n`
+        : formatCatalog(catalog, header),
+    );
+    return;
+  }
+  // A signal during discovery ends the process now that discovery is over.
+  if (input.stop.aborted) return;
+  await serve({ ...input, discovery, catalog });
+}

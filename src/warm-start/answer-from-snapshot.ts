@@ -1,0 +1,87 @@
+import type { Writable } from "node:stream";
+import type { InputLine, LineReader } from "../server/line-reader.ts";
+import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
+import type { StartupSnapshot } from "./startup-snapshot.ts";
+
+/** What the full server needs to take over from the start-up answerer. */
+export interface Handover {
+  /** The stdin reader; lines not answered yet wait in it. */
+  reader: LineReader;
+  /** Messages already handled (answered, or notifications), for the full server to replay. */
+  replay: unknown[];
+  /** The fingerprint the answered tool list was built from. */
+  fingerprint: string;
+}
+
+/**
+ * Answers the MCP handshake from a snapshot while the rest of the program is not even loaded:
+ * one `initialize` asking for the snapshot's protocol version and any plain `tools/list`, each
+ * with exactly what the server answered when the snapshot was recorded. The first line it does
+ * not answer, or the end of the handshake (a tools/list answered), hands the input over to the
+ * full server. Resolves null when stdin ends or `stop` fires first: nothing is left to do.
+ */
+export function answerFromSnapshot(
+  snapshot: StartupSnapshot,
+  reader: LineReader,
+  output: Writable,
+  stop: AbortSignal,
+): Promise<Handover | null> {
+  return new Promise((resolve) => {
+    const replay: unknown[] = [];
+    let initialized = false;
+    let writes: Promise<void> = Promise.resolve();
+    let done = false;
+    const finish = (handover: Handover | null) => {
+      if (done) return;
+      done = true;
+      stop.removeEventListener("abort", onStop);
+      // Answers are out before the process may exit or the full server writes.
+      writes.then(() => resolve(handover));
+    };
+    const handOver = () => finish({ reader, replay, fingerprint: snapshot.stamp.fingerprint });
+    const onStop = () => finish(null);
+    const answer = (id: string | number, result: Record<string, unknown>) => {
+      const line = `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`;
+      writes = writes.then(() => new Promise((written) => output.write(line, () => written())));
+    };
+
+    const take = (line: InputLine): boolean => {
+      if (done || "oversized" in line) return false;
+      let message: unknown;
+      try {
+        message = JSON.parse(line.text);
+      } catch {
+        return false;
+      }
+      const initialize = initialized ? null : plainInitialize(message);
+      if (initialize && initialize.protocolVersion === snapshot.protocolVersion) {
+        initialized = true;
+        answer(initialize.id, snapshot.initializeResult);
+        replay.push(message);
+        return true;
+      }
+      if (initialized && isPlainInitialized(message)) {
+        replay.push(message);
+        return true;
+      }
+      const listId = plainToolsList(message);
+      if (listId !== null) {
+        answer(listId, snapshot.toolsListResult);
+        // The client has its tools: load the full server now, unless the input ends at once.
+        setImmediate(handOver);
+        return true;
+      }
+      handOver();
+      return false;
+    };
+
+    if (stop.aborted) return resolve(null);
+    stop.addEventListener("abort", onStop, { once: true });
+    reader.attach({
+      take,
+      end: () => finish(null),
+      // A read error is for the full server to report.
+      error: () => handOver(),
+    });
+  });
+}

@@ -1,0 +1,193 @@
+import { createHash } from "node:crypto";
+import { lutimes } from "node:fs/promises";
+import path from "node:path";
+import { credentialValues } from "../catalog/credential-values.ts";
+import type { Config } from "../config.ts";
+import {
+  type CacheStamp,
+  type CatalogCacheOptions,
+  catalogCacheKey,
+  stampProblem,
+} from "../discover/catalog-cache.ts";
+import { findConda } from "../discover/find-conda.ts";
+import { errorCode, readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
+import { userCacheDir } from "../discover/user-cache-dir.ts";
+import { isJsonObject } from "../is-json-object.ts";
+
+/**
+ * What the server answered to the MCP handshake, recorded from its own responses: the
+ * `initialize` result for one requested protocol version and the `tools/list` result, with the
+ * stamp of the discovery they were built from.
+ */
+export interface StartupSnapshot {
+  stamp: CacheStamp;
+  protocolVersion: string;
+  initializeResult: Record<string, unknown>;
+  toolsListResult: Record<string, unknown>;
+}
+
+/** Where a snapshot is read and written: the catalog cache's folder and options. */
+export interface SnapshotPlace {
+  cache: CatalogCacheOptions;
+  /** Names the snapshot; see {@link snapshotKey}. */
+  key: string;
+}
+
+const FORMAT = 1;
+// A tools/list result for a real conda is about 135 KB; anything far larger is not ours.
+const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The name of the snapshot for one catalog cache entry, one conda-mcp version and one set of
+ * startup options: a sha256 of those and of the credential values that redaction removes from
+ * the tool descriptions (so they change the listing), never stored themselves.
+ */
+export function snapshotKey(catalogKey: string, config: Config, version: string): string {
+  const { env: _env, home: _home, cwd: _cwd, ...options } = config;
+  return createHash("sha256")
+    .update(
+      JSON.stringify({
+        format: FORMAT,
+        version,
+        catalogKey,
+        options,
+        redacted: credentialValues(config.env),
+      }),
+    )
+    .digest("hex");
+}
+
+/**
+ * Where this configuration's snapshot lives, or null when it cannot have one: `--no-cache`,
+ * `--http`, another mode than serving, or no conda to be found (the full start-up reports it).
+ */
+export async function snapshotPlace(
+  config: Config,
+  version: string,
+  log: (line: string) => void,
+): Promise<SnapshotPlace | null> {
+  if (config.mode !== "serve" || config.http !== null || !config.cache) return null;
+  let executable: string;
+  try {
+    executable = findConda({
+      explicitPath: config.condaPath,
+      env: config.env,
+      platform: config.platform,
+    });
+  } catch {
+    return null;
+  }
+  const cache = cacheOptions(config, executable, log);
+  if (cache === null) return null;
+  return { cache, key: snapshotKey(await catalogCacheKey(cache), config, version) };
+}
+
+/** The snapshot place of a discovery whose catalog has the cache key `catalogKey`. */
+export function snapshotPlaceFor(
+  config: Config,
+  discovered: { executable: string; catalogKey: string },
+  version: string,
+  log: (line: string) => void,
+): SnapshotPlace | null {
+  const cache = cacheOptions(config, discovered.executable, log);
+  return cache && { cache, key: snapshotKey(discovered.catalogKey, config, version) };
+}
+
+function cacheOptions(
+  config: Config,
+  executable: string,
+  log: (line: string) => void,
+): CatalogCacheOptions | null {
+  const cacheDir = userCacheDir({ env: config.env, platform: config.platform, home: config.home });
+  if (!cacheDir) return null;
+  return {
+    cacheDir,
+    executable,
+    env: config.env,
+    platform: config.platform,
+    home: config.home,
+    log,
+  };
+}
+
+/**
+ * The snapshot stored at `place`, or null: none, unreadable, malformed, or its stamp no longer
+ * holds (conda, its plugins, interpreter or configuration changed). Never throws.
+ */
+export async function readStartupSnapshot(place: SnapshotPlace): Promise<StartupSnapshot | null> {
+  const { cache } = place;
+  const file = snapshotFile(place);
+  try {
+    const read = await readPrivateFile(file, MAX_SNAPSHOT_BYTES);
+    if (read === null) return null;
+    if (typeof read !== "string") return ignored(cache, read.problem);
+    let document: unknown;
+    try {
+      document = JSON.parse(read);
+    } catch {
+      return ignored(cache, "it is not valid JSON");
+    }
+    if (!isSnapshotDocument(document, place.key)) return ignored(cache, "it is malformed");
+    const changed = await stampProblem(cache, document.stamp);
+    if (changed) return ignored(cache, changed);
+    const now = new Date();
+    // Pruning goes by mtime; a read-only cache is fine.
+    lutimes(file, now, now).catch(() => undefined);
+    const { stamp, protocolVersion, initializeResult, toolsListResult } = document;
+    return { stamp, protocolVersion, initializeResult, toolsListResult };
+  } catch (error) {
+    return ignored(cache, `it could not be read (${errorCode(error)})`);
+  }
+}
+
+/** Stores a snapshot at `place` (atomic, private); failures are logged, never thrown. */
+export async function writeStartupSnapshot(
+  place: SnapshotPlace,
+  snapshot: StartupSnapshot,
+): Promise<void> {
+  try {
+    const text = JSON.stringify({ format: FORMAT, key: place.key, ...snapshot });
+    await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
+  } catch (error) {
+    place.cache.log?.(`startup snapshot: not written (${errorCode(error)})`);
+  }
+}
+
+function snapshotFile(place: SnapshotPlace): string {
+  return path.join(place.cache.cacheDir, `${place.key}.snapshot.json`);
+}
+
+function isSnapshotDocument(
+  value: unknown,
+  key: string,
+): value is StartupSnapshot & { format: number; key: string } {
+  if (!isJsonObject(value) || value.format !== FORMAT || value.key !== key) return false;
+  const { stamp, protocolVersion, initializeResult, toolsListResult } = value;
+  return (
+    isStamp(stamp) &&
+    typeof protocolVersion === "string" &&
+    isJsonObject(initializeResult) &&
+    isJsonObject(toolsListResult) &&
+    Array.isArray(toolsListResult.tools)
+  );
+}
+
+function isStamp(value: unknown): value is CacheStamp {
+  if (!isJsonObject(value) || !isJsonObject(value.input)) return false;
+  const { input } = value;
+  return (
+    typeof value.fingerprint === "string" &&
+    typeof value.rootPrefix === "string" &&
+    typeof value.configDigest === "string" &&
+    typeof input.executable === "string" &&
+    typeof input.python === "string" &&
+    typeof input.condaVersion === "string" &&
+    Array.isArray(input.siteDirs) &&
+    input.siteDirs.every((dir) => typeof dir === "string")
+  );
+}
+
+function ignored(cache: CatalogCacheOptions, reason: string): null {
+  cache.log?.(`startup snapshot: ignored, ${reason}`);
+  return null;
+}

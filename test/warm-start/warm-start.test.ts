@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
+import { serverCommand } from "../support/start-server.ts";
+
+const TEST_TIMEOUT = 90_000;
+const PLUGINS_DIR = join(import.meta.dir, "..", "fixtures", "conda", "plugins");
+// Appended to a description in the stored snapshot: seeing it proves the answer came from there.
+const MARK = " [answered from the snapshot]";
+
+let fixture: FixtureConda;
+let cacheDir: string;
+
+beforeAll(async () => {
+  fixture = await makeFixtureConda({ withPlugins: false });
+  cacheDir = join(fixture.home, ".cache", "conda-mcp");
+}, 60_000);
+
+afterAll(async () => {
+  await fixture?.cleanup();
+});
+
+beforeEach(async () => {
+  await rm(cacheDir, { recursive: true, force: true });
+});
+
+type Message = Record<string, unknown>;
+
+/** initialize, notifications/initialized and tools/list in one write, as clients pipeline them. */
+async function handshake(
+  server: RawServer,
+  protocolVersion = "2025-11-25",
+): Promise<{ init: Message; list: Message }> {
+  await server.write(
+    `${initializeLine(0, protocolVersion)}${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`,
+  );
+  const init = await server.waitFor("initialize answer", (m) => m.id === 0);
+  const list = await server.waitFor("tools/list answer", (m) => m.id === 1);
+  return { init, list };
+}
+
+/** A whole session: the handshake and nothing else, then stdin closes. */
+async function session(
+  options: { args?: string[]; env?: Record<string, string>; protocolVersion?: string } = {},
+): Promise<{ init: Message; list: Message; stderr: string }> {
+  const server = spawnRawServer({
+    conda: fixture.condaExe,
+    env: options.env ?? fixture.env,
+    args: options.args ?? [],
+    cache: true,
+  });
+  try {
+    const answers = await handshake(server, options.protocolVersion);
+    expect(await server.close()).toBe(0);
+    return { ...answers, stderr: server.stderr() };
+  } finally {
+    await server.close().catch(() => {});
+  }
+}
+
+function toolNames(list: Message): string[] {
+  return ((list.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+}
+
+function descriptions(list: Message): string[] {
+  return (list.result as { tools: { description: string }[] }).tools.map((t) => t.description);
+}
+
+async function snapshotFiles(): Promise<string[]> {
+  const names = await readdir(cacheDir).catch(() => []);
+  return names.filter((n) => n.endsWith(".snapshot.json")).map((n) => join(cacheDir, n));
+}
+
+/** Marks every snapshot's first tool description, keeping the file private. */
+async function markSnapshots(): Promise<void> {
+  const files = await snapshotFiles();
+  expect(files.length).toBeGreaterThan(0);
+  for (const file of files) {
+    const document = JSON.parse(await readFile(file, "utf8"));
+    document.toolsListResult.tools[0].description += MARK;
+    await writeFile(file, JSON.stringify(document));
+  }
+}
+
+const marked = (list: Message) => descriptions(list).some((d) => d.endsWith(MARK));
+
+describe("warm start: the handshake answered from the startup snapshot", () => {
+  test(
+    "a start records its answers; the next start answers exactly the same from the snapshot",
+    async () => {
+      const cold = await session({ args: ["--no-cache"] });
+      expect(await snapshotFiles()).toEqual([]);
+
+      const first = await session();
+      expect(first.init).toEqual(cold.init);
+      expect(first.list).toEqual(cold.list);
+      const [file] = await snapshotFiles();
+      expect(file).toBeDefined();
+      expect((await stat(file as string)).mode & 0o777).toBe(0o600);
+
+      const second = await session();
+      expect(second.init).toEqual(cold.init);
+      expect(second.list).toEqual(cold.list);
+
+      await markSnapshots();
+      const third = await session();
+      expect(third.init).toEqual(cold.init);
+      expect(marked(third.list)).toBe(true);
+      expect(third.stderr).toBe("");
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "after the handshake the full server takes over: calls, resources and reused ids work",
+    async () => {
+      await session();
+      await markSnapshots();
+      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+      try {
+        // Everything in one write: the answerer hands the rest over without losing a line.
+        await server.write(
+          `${initializeLine(0)}${[
+            { jsonrpc: "2.0", method: "notifications/initialized" },
+            { jsonrpc: "2.0", id: 1, method: "tools/list" },
+            // Reuses the initialize id: its replayed answer must not swallow this one.
+            {
+              jsonrpc: "2.0",
+              id: 0,
+              method: "tools/call",
+              params: { name: "conda_info", arguments: { json: true } },
+            },
+            {
+              jsonrpc: "2.0",
+              id: 2,
+              method: "resources/read",
+              params: { uri: "conda://capabilities" },
+            },
+            { jsonrpc: "2.0", id: 3, method: "tools/list" },
+          ]
+            .map((m) => `${JSON.stringify(m)}\n`)
+            .join("")}`,
+        );
+        await server.waitFor(
+          "the call's answer",
+          (m) => m.id === 0 && !("protocolVersion" in (m.result as Message)),
+        );
+        const capabilities = await server.waitFor("capabilities", (m) => m.id === 2);
+        const list = await server.waitFor("second tools/list", (m) => m.id === 3);
+        expect(await server.close()).toBe(0);
+        const answers = server.lines().map((line) => JSON.parse(line) as Message);
+        // One answer per request (the call's comes when conda is done): the replayed
+        // initialize was not answered twice, and the call reusing its id was answered.
+        expect(answers.map((m) => m.id)).toEqual([0, 1, 2, 3, 0]);
+        expect((answers[0]?.result as Message).protocolVersion).toBe("2025-11-25");
+        expect(marked(answers[1] as Message)).toBe(true);
+        const call = (answers[4]?.result as { structuredContent: Message }).structuredContent;
+        expect(call.exit_code).toBe(0);
+        expect(call.parsed_json).toMatchObject({ conda_version: expect.any(String) });
+        const text = (capabilities.result as { contents: { text: string }[] }).contents[0]?.text;
+        expect(JSON.parse(text as string).catalog_source).toBe("cache");
+        // The full server builds its list itself.
+        expect(marked(list)).toBe(false);
+      } finally {
+        await server.close().catch(() => {});
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "another protocol version, other options or other credentials never get this snapshot",
+    async () => {
+      await session();
+      await markSnapshots();
+      const otherVersion = await session({ protocolVersion: "2025-06-18" });
+      expect((otherVersion.init.result as Message).protocolVersion).toBe("2025-06-18");
+      expect(marked(otherVersion.list)).toBe(false);
+
+      const withExec = await session({ args: ["--allow-exec"] });
+      expect(toolNames(withExec.list)).toContain("conda_execute");
+      expect(marked(withExec.list)).toBe(false);
+
+      const withToken = await session({
+        env: { ...fixture.env, ANACONDA_API_TOKEN: "tok-123456" },
+      });
+      expect(marked(withToken.list)).toBe(false);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a changed conda, plugin set or .condarc is never answered from an old snapshot",
+    async () => {
+      const before = await session();
+      expect(toolNames(before.list)).not.toContain("conda_tools_cache_info");
+
+      await cp(join(PLUGINS_DIR, "tools"), fixture.sitePackages, { recursive: true });
+      try {
+        await markSnapshots();
+        const added = await session();
+        expect(marked(added.list)).toBe(false);
+        expect(toolNames(added.list)).toContain("conda_tools_cache_info");
+      } finally {
+        await rm(join(fixture.sitePackages, "fixture_tools-2.1.0.dist-info"), { recursive: true });
+        await rm(join(fixture.sitePackages, "fixture_tools"), { recursive: true });
+      }
+
+      await session();
+      await markSnapshots();
+      const condarc = join(fixture.home, ".condarc");
+      await writeFile(condarc, "channels: [defaults]\n");
+      try {
+        expect(marked((await session()).list)).toBe(false);
+      } finally {
+        await rm(condarc);
+      }
+
+      await session();
+      await markSnapshots();
+      const later = new Date(Date.now() + 5_000);
+      await utimes(fixture.condaExe, later, later);
+      const touched = await session();
+      expect(marked(touched.list)).toBe(false);
+      expect(touched.list).toEqual(before.list);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "a corrupt snapshot is ignored with one line on stderr and written anew",
+    async () => {
+      const first = await session();
+      const [file] = await snapshotFiles();
+      await writeFile(file as string, "{ not json");
+      const next = await session();
+      expect(next.list).toEqual(first.list);
+      expect(next.stderr).toContain("startup snapshot: ignored, it is not valid JSON");
+      expect(JSON.parse(await readFile(file as string, "utf8")).format).toBe(1);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the SDK's own client connects to a warm server, lists its tools and calls one",
+    async () => {
+      await session();
+      const { command, args } = serverCommand();
+      const transport = new StdioClientTransport({
+        command,
+        args: [...args, "--conda", fixture.condaExe],
+        env: fixture.env,
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "conda-mcp-tests", version: "0.0.0" });
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toContain("conda_info");
+        const result = await client.callTool({ name: "conda_info", arguments: { json: true } });
+        expect(result.isError).toBeFalsy();
+        expect((result.structuredContent as Message).exit_code).toBe(0);
+      } finally {
+        await client.close();
+      }
+    },
+    TEST_TIMEOUT,
+  );
+});
