@@ -1,9 +1,12 @@
 #!/usr/bin/env bun
 // Start-up benchmark: spawn → initialize → tools/list answered, for the compiled binary (release
-// flags and --no-bytecode) and `bun src/main.ts`, warm (catalog cache) and cold (--no-cache),
-// each beside its floor measured in the same run: a compiled hello-world for warm starts, the
-// target Python's own parser build (introspect.py run directly) for cold starts.
+// flags and --no-bytecode) and `bun src/main.ts`, warm (startup snapshot), warm with the catalog
+// cache only (snapshot removed before each run) and cold (--no-cache), each beside its floor
+// measured in the same run: a compiled hello-world for warm starts, the target Python's own
+// parser build (introspect.py run directly) for cold starts. Then spawn → first conda result
+// (tools/call conda_info) beside running `conda info --json` directly.
 // Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH]
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
 import { discover } from "../src/discover/discover.ts";
@@ -25,6 +28,7 @@ import {
   summarize,
   timeFirstLine,
   timeRun,
+  timeToFirstCall,
   timeToToolsList,
 } from "./bench-support.ts";
 import { compileBinary, REPO_ROOT } from "./build.ts";
@@ -35,6 +39,8 @@ const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 15;
 const COLD_RUNS = Math.max(3, Math.round(RUNS / 2));
 const WARMUP = 2;
 const MAIN = join(REPO_ROOT, "src", "main.ts");
+const RELEASE = "compiled binary (release: --minify --bytecode)";
+const CATALOG_ONLY = "compiled binary (release), catalog cache only";
 
 const fixture = await makeFixtureConda();
 const scratch = await benchDir();
@@ -58,7 +64,7 @@ try {
   const env = { ...fixture.env, XDG_CACHE_HOME: join(scratch.dir, "cache") };
   const conda = ["--conda", fixture.condaExe];
   const servers: Record<string, string[]> = {
-    "compiled binary (release: --minify --bytecode)": [release, ...conda],
+    [RELEASE]: [release, ...conda],
     "compiled binary (--no-bytecode)": [noBytecode, ...conda],
     "bun src/main.ts": [process.execPath, MAIN, ...conda],
   };
@@ -68,6 +74,15 @@ try {
     if (source !== "cache")
       throw new Error(`${name} did not start warm (catalog_source ${source})`);
   }
+  // The first start wrote the snapshot that the next ones answer the handshake from.
+  const cacheDir = join(env.XDG_CACHE_HOME, "conda-mcp");
+  const snapshots = async () =>
+    (await readdir(cacheDir)).filter((name) => name.endsWith(".snapshot.json"));
+  if ((await snapshots()).length === 0) throw new Error("no startup snapshot was written");
+  const dropSnapshots = async () => {
+    for (const name of await snapshots()) await rm(join(cacheDir, name));
+  };
+  const releaseCommand = servers[RELEASE] as string[];
 
   log(`warm starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
   const helloCompiled = "compiled hello-world";
@@ -82,6 +97,29 @@ try {
           async () => (await timeToToolsList(command, env)).ms,
         ]),
       ),
+      // The run writes the snapshot again, so the other servers keep starting from one.
+      [CATALOG_ONLY]: async () => {
+        await dropSnapshots();
+        return (await timeToToolsList(releaseCommand, env)).ms;
+      },
+    },
+    { warmup: WARMUP, runs: RUNS },
+  );
+
+  log(`first conda result: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
+  const directInfo = "conda info --json, run directly";
+  const firstCall = await sampleInterleaved(
+    {
+      [directInfo]: async () => {
+        const run = await timeRun([fixture.condaExe, "info", "--json"], env);
+        if (run.exitCode !== 0) throw new Error(`conda info failed (exit ${run.exitCode})`);
+        return run.ms;
+      },
+      [RELEASE]: () => timeToFirstCall(releaseCommand, env),
+      [CATALOG_ONLY]: async () => {
+        await dropSnapshots();
+        return timeToFirstCall(releaseCommand, env);
+      },
     },
     { warmup: WARMUP, runs: RUNS },
   );
@@ -151,8 +189,15 @@ try {
   const startupRows = [
     ...Object.keys(servers).map((name) => {
       const floorName = name.startsWith("bun ") ? helloBun : helloCompiled;
-      return row(name, "warm", warm[name] as Stats, floorName, warm[floorName] as Stats);
+      return row(name, "warm: snapshot", warm[name] as Stats, floorName, warm[floorName] as Stats);
     }),
+    row(
+      CATALOG_ONLY,
+      "warm: catalog cache",
+      warm[CATALOG_ONLY] as Stats,
+      helloCompiled,
+      warm[helloCompiled] as Stats,
+    ),
     ...Object.keys(servers).map((name) =>
       row(name, "cold", cold[name] as Stats, pythonFloor, cold[pythonFloor] as Stats),
     ),
@@ -168,7 +213,16 @@ try {
     return [phase, ms(s.p50), ms(s.p99)];
   });
 
-  const releaseWarm = warm["compiled binary (release: --minify --bytecode)"] as Stats;
+  const firstCallRows = [RELEASE, CATALOG_ONLY].map((name) =>
+    row(
+      name,
+      name === RELEASE ? "warm: snapshot" : "warm: catalog cache",
+      firstCall[name] as Stats,
+      directInfo,
+      firstCall[directInfo] as Stats,
+    ),
+  );
+  const releaseWarm = warm[RELEASE] as Stats;
   const helloStats = warm[helloCompiled] as Stats;
   const overHello = releaseWarm.p50 - helloStats.p50;
   console.log(`Measured ${machineLine()}; fixture conda (${sizes.fixture.tools} tools).`);
@@ -182,6 +236,15 @@ try {
     markdownTable(
       ["program", "catalog", "p50", "p99", "floor", "floor p50", "ratio", "over floor"],
       startupRows,
+    ),
+  );
+  console.log(
+    "\nSpawn → `initialize` → `tools/list` → first `tools/call` (`conda_info`) answered (ms):\n",
+  );
+  console.log(
+    markdownTable(
+      ["program", "start", "p50", "p99", "floor", "floor p50", "ratio", "over floor"],
+      firstCallRows,
     ),
   );
   console.log("\nFloors (ms):\n");

@@ -1,7 +1,8 @@
 // Shared pieces of the benchmark scripts: timing loops, statistics, a raw JSON-RPC stdio driver,
 // a host binary to measure, and markdown output. Benchmarks are scripts, never tests.
-import { cpus, tmpdir } from "node:os";
+
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileBinary } from "./build.ts";
 
@@ -286,6 +287,31 @@ export async function timeToToolsList(
     responseBytes: Buffer.byteLength(line),
     tools: message.result.tools as unknown[],
   };
+}
+
+/**
+ * Spawn → `initialize` → `tools/list` → `conda_info --json` answered through `tools/call`, in
+ * milliseconds: what a client waits for its first conda result.
+ */
+export async function timeToFirstCall(
+  command: readonly string[],
+  env: Record<string, string>,
+): Promise<number> {
+  const started = performance.now();
+  const session = rawSession(command, env);
+  await initialize(session);
+  await session.request("tools/list", {});
+  const { message } = await session.request("tools/call", {
+    name: "conda_info",
+    arguments: { json: true },
+  });
+  const elapsed = performance.now() - started;
+  const code = await session.close();
+  const result = message.result as { structuredContent?: { exit_code?: number } } | undefined;
+  if (result?.structuredContent?.exit_code !== 0 || code !== 0) {
+    throw new Error(`conda_info failed (exit ${code}): ${JSON.stringify(message)}`);
+  }
+  return elapsed;
 }
 
 /** Reads `conda://capabilities` from a server started with `command`. */
