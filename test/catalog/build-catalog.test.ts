@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { TOOL_NAME_PATTERN, assignToolNames } from "../../src/catalog/assign-tool-names.ts";
+import { assignToolNames, TOOL_NAME_PATTERN } from "../../src/catalog/assign-tool-names.ts";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
