@@ -152,15 +152,18 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         const capabilities = await server.waitFor("capabilities", (m) => m.id === 2);
         const list = await server.waitFor("second tools/list", (m) => m.id === 3);
         expect(await server.close()).toBe(0);
-        const answers = server.lines().map((line) => JSON.parse(line) as Message);
+        const answers = server
+          .lines()
+          .map((line) => JSON.parse(line) as { id: unknown; result: Message });
         // One answer per request (the call's comes when conda is done): the replayed
         // initialize was not answered twice, and the call reusing its id was answered.
         expect(answers.map((m) => m.id)).toEqual([0, 1, 2, 3, 0]);
-        expect((answers[0]?.result as Message).protocolVersion).toBe("2025-11-25");
-        expect(marked(answers[1] as Message)).toBe(true);
-        const call = (answers[4]?.result as { structuredContent: Message }).structuredContent;
-        expect(call.exit_code).toBe(0);
-        expect(call.parsed_json).toMatchObject({ conda_version: expect.any(String) });
+        const [init, first, , , call] = answers;
+        expect(init?.result.protocolVersion).toBe("2025-11-25");
+        expect(marked(first as Message)).toBe(true);
+        const structured = call?.result.structuredContent as Message;
+        expect(structured.exit_code).toBe(0);
+        expect(structured.parsed_json).toMatchObject({ conda_version: expect.any(String) });
         const text = (capabilities.result as { contents: { text: string }[] }).contents[0]?.text;
         expect(JSON.parse(text as string).catalog_source).toBe("cache");
         // The full server builds its list itself.
