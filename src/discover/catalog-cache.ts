@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { lutimes, open, readdir, realpath, stat } from "node:fs/promises";
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { lutimes } from "node:fs/promises";
 import path from "node:path";
 import { isJsonObject } from "../is-json-object.ts";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
@@ -84,7 +85,7 @@ interface Entry {
  * when the script's shebang is `/usr/bin/env python`, since then PATH picks the interpreter).
  * File-system reads only; compute it before introspecting so the entry describes what ran.
  */
-export async function catalogCacheKey(options: CatalogCacheOptions): Promise<string> {
+export function catalogCacheKey(options: CatalogCacheOptions): string {
   const { executable, env, platform } = options;
   const variables: [string, string][] = [];
   for (const [name, value] of Object.entries(env)) {
@@ -96,12 +97,12 @@ export async function catalogCacheKey(options: CatalogCacheOptions): Promise<str
     }
   }
   variables.sort(([a, av], [b, bv]) => compare(a, b) || compare(av, bv));
-  const head = await readHead(executable);
+  const head = readHead(executable);
   const envShebang = head !== null && parseShebang(head)?.kind === "env";
   return sha256(
     JSON.stringify({
       executable,
-      real: await realpath(executable).catch(() => null),
+      real: realPathOrNull(executable),
       platform,
       variables,
       path: envShebang ? (env.PATH ?? null) : null,
@@ -133,7 +134,7 @@ export async function readCatalogCache(
 ): Promise<(CachedDiscovery & { stamp: CacheStamp }) | null> {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
-    const read = await readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
+    const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
     let document: unknown;
@@ -151,7 +152,7 @@ export async function readCatalogCache(
       rootPrefix: entry.introspection.root_prefix,
       configDigest: entry.configDigest,
     };
-    const changed = await stampProblem(options, stamp);
+    const changed = stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
     const now = new Date();
@@ -170,10 +171,7 @@ export async function readCatalogCache(
 }
 
 /** The stamp of a discovery made just now: its fingerprint and conda's configuration files. */
-export async function cacheStamp(
-  options: CatalogCacheOptions,
-  discovery: CachedDiscovery,
-): Promise<CacheStamp> {
+export function cacheStamp(options: CatalogCacheOptions, discovery: CachedDiscovery): CacheStamp {
   return {
     input: {
       executable: options.executable,
@@ -183,7 +181,7 @@ export async function cacheStamp(
     },
     fingerprint: discovery.fingerprint,
     rootPrefix: discovery.introspection.root_prefix,
-    configDigest: await condaConfigDigest(options, discovery.introspection.root_prefix),
+    configDigest: condaConfigDigest(options, discovery.introspection.root_prefix),
   };
 }
 
@@ -191,16 +189,11 @@ export async function cacheStamp(
  * Why a stamp no longer holds (conda, its plugins or interpreter changed, or its configuration
  * files did), or null when it still does. File-system reads only, no process.
  */
-export async function stampProblem(
-  options: CatalogCacheOptions,
-  stamp: CacheStamp,
-): Promise<string | null> {
-  const [fingerprint, configDigest] = await Promise.all([
-    computeFingerprint(stamp.input),
-    condaConfigDigest(options, stamp.rootPrefix),
-  ]);
-  if (fingerprint !== stamp.fingerprint) return "conda, its plugins or its interpreter changed";
-  if (configDigest !== stamp.configDigest) return "conda's configuration files changed";
+export function stampProblem(options: CatalogCacheOptions, stamp: CacheStamp): string | null {
+  if (computeFingerprint(stamp.input) !== stamp.fingerprint)
+    return "conda, its plugins or its interpreter changed";
+  if (condaConfigDigest(options, stamp.rootPrefix) !== stamp.configDigest)
+    return "conda's configuration files changed";
   return null;
 }
 
@@ -292,10 +285,7 @@ function entryProblem(document: unknown, key: string, executable: string): strin
  * candidate `.condarc` file its size and mtime, for each `condarc.d` folder those of its YAML
  * files. `.condarc` can disable plugins and move envs_dirs, which the introspection reports.
  */
-async function condaConfigDigest(
-  options: CatalogCacheOptions,
-  rootPrefix: string,
-): Promise<string> {
+function condaConfigDigest(options: CatalogCacheOptions, rootPrefix: string): string {
   const { env, platform } = options;
   const paths = platform === "win32" ? path.win32 : path.posix;
   const home =
@@ -319,37 +309,45 @@ async function condaConfigDigest(
     }
   }
   if (env.CONDARC) candidates.push(env.CONDARC);
-  const identities = await Promise.all(candidates.map(configIdentity));
+  const identities = candidates.map(configIdentity);
   return sha256(JSON.stringify(candidates.map((candidate, i) => [candidate, identities[i]])));
 }
 
 /** `size:mtime` of a file, the same of each YAML file of a folder, or null when absent. */
-async function configIdentity(candidate: string): Promise<unknown> {
+function configIdentity(candidate: string): unknown {
   try {
-    const info = await stat(candidate);
+    const info = statSync(candidate, { throwIfNoEntry: false });
+    if (!info) return null;
     if (!info.isDirectory()) return `${info.size}:${info.mtimeMs}`;
-    const names = (await readdir(candidate)).filter((n) => /\.ya?ml$/i.test(n)).sort(compare);
-    return await Promise.all(
-      names.map(async (name) => {
-        const file = await stat(path.join(candidate, name)).catch(() => null);
-        return [name, file ? `${file.size}:${file.mtimeMs}` : null];
-      }),
-    );
+    const names = readdirSync(candidate)
+      .filter((n) => /\.ya?ml$/i.test(n))
+      .sort(compare);
+    return names.map((name) => {
+      const file = statSync(path.join(candidate, name), { throwIfNoEntry: false });
+      return [name, file ? `${file.size}:${file.mtimeMs}` : null];
+    });
   } catch {
     return null;
   }
 }
 
-async function readHead(file: string): Promise<string | null> {
+function readHead(file: string): string | null {
+  let fd: number | null = null;
   try {
-    const handle = await open(file, "r");
-    try {
-      const buffer = new Uint8Array(HEAD_BYTES);
-      const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-      return new TextDecoder().decode(buffer.subarray(0, bytesRead));
-    } finally {
-      await handle.close();
-    }
+    fd = openSync(file, "r");
+    const buffer = new Uint8Array(HEAD_BYTES);
+    const bytesRead = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+    return new TextDecoder().decode(buffer.subarray(0, bytesRead));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+function realPathOrNull(file: string): string | null {
+  try {
+    return realpathSync(file);
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
 /** Inputs of {@link computeFingerprint}, all known after discovery. */
@@ -16,30 +16,24 @@ const CONDA_DIST_INFO = /^conda-([^-]+)\.dist-info$/;
 /**
  * A sha256 hex digest of what decides conda's command tree: conda's version, the conda plugin
  * distributions with their versions and entry points, and the real path, size and mtime of
- * the executable and the interpreter. No Python runs: a few stats, readdirs and small reads,
- * cheap enough to recompute after every conda call.
+ * the executable and the interpreter. No Python runs: a few stats, readdirs and small reads
+ * (synchronous, see scanCondaEntryPoints), cheap enough to recompute after every conda call.
  */
-export async function computeFingerprint(input: FingerprintInput): Promise<string> {
-  const [condaVersion, plugins, executable, python] = await Promise.all([
-    condaDistVersion(input.siteDirs),
-    scanCondaEntryPoints(input.siteDirs),
-    fileIdentity(input.executable),
-    fileIdentity(input.python),
-  ]);
+export function computeFingerprint(input: FingerprintInput): string {
   const material = JSON.stringify({
-    conda: condaVersion ?? input.condaVersion,
-    plugins,
-    executable,
-    python,
+    conda: condaDistVersion(input.siteDirs) ?? input.condaVersion,
+    plugins: scanCondaEntryPoints(input.siteDirs),
+    executable: fileIdentity(input.executable),
+    python: fileIdentity(input.python),
   });
   return createHash("sha256").update(material).digest("hex");
 }
 
-async function condaDistVersion(siteDirs: readonly string[]): Promise<string | null> {
+function condaDistVersion(siteDirs: readonly string[]): string | null {
   for (const dir of siteDirs) {
     let entries: string[];
     try {
-      entries = await readdir(dir);
+      entries = readdirSync(dir);
     } catch {
       continue;
     }
@@ -51,10 +45,10 @@ async function condaDistVersion(siteDirs: readonly string[]): Promise<string | n
   return null;
 }
 
-async function fileIdentity(file: string): Promise<string> {
+function fileIdentity(file: string): string {
   try {
-    const real = await realpath(file);
-    const info = await stat(real);
+    const real = realpathSync(file);
+    const info = statSync(real);
     return `${real}:${info.size}:${info.mtimeMs}`;
   } catch {
     return `${file}:missing`;

@@ -75,7 +75,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       }
     : null;
   // The key is taken before introspecting, so an entry never describes a later executable.
-  const key = cache ? await catalogCacheKey(cache) : null;
+  const key = cache ? catalogCacheKey(cache) : null;
   if (cache && key) {
     const cached = await readCatalogCache(cache, key);
     if (cached) {
@@ -93,7 +93,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const started = performance.now();
   const introspection = await introspect(resolved.python, { env, platform, timeoutMs });
   const introspectMs = performance.now() - started;
-  const fingerprint = await computeFingerprint({
+  const fingerprint = computeFingerprint({
     executable,
     python: resolved.python,
     siteDirs: introspection.site_dirs,
@@ -113,7 +113,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     source: "introspection" as const,
   };
   if (!cache || !key) return { ...base, cache: null };
-  const stamp = await cacheStamp(cache, discovered);
+  const stamp = cacheStamp(cache, discovered);
   await writeCatalogCache(cache, key, discovered, stamp);
   return { ...base, cache: { key, stamp } };
 }

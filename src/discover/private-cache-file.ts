@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { isJsonObject } from "../is-json-object.ts";
@@ -14,16 +14,17 @@ const STALE_FILE_MS = 30 * 24 * 60 * 60 * 1000;
  * The text of a cache file, null when there is none, or why it is not usable: a link, not a
  * regular file, not this user's private file, larger than `maxBytes`, or not UTF-8. Cache files
  * decide what is run, so only this user's files that others cannot write are trusted.
+ * Synchronous: it is on the warm-start path, where a thread-pool round trip per call costs more.
  */
-export async function readPrivateFile(
+export function readPrivateFile(
   file: string,
   maxBytes: number,
-): Promise<string | { problem: string } | null> {
+): string | { problem: string } | null {
   // O_NOFOLLOW: a cache file is never a link; O_NONBLOCK: a FIFO planted there cannot hang us.
   const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    handle = await open(file, flags);
+    fd = openSync(file, flags);
   } catch (error) {
     const code = errorCode(error);
     // No file, or no cache folder yet (ENOTDIR: a file stands where a folder would be).
@@ -31,7 +32,7 @@ export async function readPrivateFile(
     return { problem: code === "ELOOP" ? "it is a link" : `it could not be opened (${code})` };
   }
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
     if (!info.isFile()) return { problem: "it is not a regular file" };
     const uid = process.getuid?.();
     if (uid !== undefined && (info.uid !== uid || (info.mode & 0o022) !== 0)) {
@@ -41,7 +42,7 @@ export async function readPrivateFile(
     const buffer = Buffer.alloc(info.size);
     let filled = 0;
     while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -51,7 +52,7 @@ export async function readPrivateFile(
       return { problem: "it is not UTF-8 text" };
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** An installed distribution that declares entry points in group `conda`. */
@@ -14,16 +14,16 @@ const METADATA_DIR = /^(.+?)-([^-]+)\.(dist|egg)-info$/;
 /**
  * List conda plugin distributions without Python: read `entry_points.txt` of every
  * `*.dist-info` / `*.egg-info` folder in the site dirs and keep those with a `[conda]` section.
- * Like importlib.metadata, the first site dir holding a distribution wins.
+ * Like importlib.metadata, the first site dir holding a distribution wins. Synchronous on
+ * purpose: a real environment has hundreds of metadata folders, and that many tiny reads cost
+ * several times more through the async thread pool on the warm-start path.
  */
-export async function scanCondaEntryPoints(
-  siteDirs: readonly string[],
-): Promise<CondaEntryPointDistribution[]> {
+export function scanCondaEntryPoints(siteDirs: readonly string[]): CondaEntryPointDistribution[] {
   const found = new Map<string, CondaEntryPointDistribution>();
   for (const dir of siteDirs) {
     let entries: string[];
     try {
-      entries = await readdir(dir);
+      entries = readdirSync(dir);
     } catch {
       continue;
     }
@@ -31,11 +31,11 @@ export async function scanCondaEntryPoints(
       const match = METADATA_DIR.exec(entry);
       if (!match) continue;
       const folder = join(dir, entry);
-      const entryPoints = await readText(join(folder, "entry_points.txt"));
+      const entryPoints = readText(join(folder, "entry_points.txt"));
       if (entryPoints === null) continue;
       const conda = condaSection(entryPoints);
       if (conda.length === 0) continue;
-      const metadata = await readText(
+      const metadata = readText(
         join(folder, entry.endsWith(".dist-info") ? "METADATA" : "PKG-INFO"),
       );
       const name = (metadata && header(metadata, "Name")) || (match[1] ?? entry);
@@ -81,9 +81,9 @@ function normalizeName(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, "-");
 }
 
-async function readText(file: string): Promise<string | null> {
+function readText(file: string): string | null {
   try {
-    return await readFile(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch {
     return null;
   }

@@ -32,12 +32,12 @@ export const CLI_COMMAND_DEFINITION: Tool = {
 export function createCliCommandHandler(context: {
   manifestPath: string;
   installedVersion: string | null;
-  currentPluginNames: () => Promise<string[]>;
+  currentPluginNames: () => string[];
 }): CliCommandHandler {
   const readManifest = createManifestReader();
   return async (input) => {
     const { manifestPath, installedVersion } = context;
-    const currentPluginHash = pluginHash(await context.currentPluginNames());
+    const currentPluginHash = pluginHash(context.currentPluginNames());
     const outcome = await cliCommandTool(
       { manifestPath, installedVersion, currentPluginHash, readManifest },
       input,

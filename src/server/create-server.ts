@@ -57,7 +57,7 @@ export interface ServerDeps {
   maxOutputBytes: number;
   runConda: RunConda;
   /** Recomputes the discovery fingerprint (cheap, no Python). */
-  currentFingerprint: () => Promise<string>;
+  currentFingerprint: () => string;
   startupFingerprint: string;
   cliCommand: CliCommandHandler | null;
   /** Where diagnostics go (stderr); never stdout. */
@@ -171,7 +171,7 @@ export function createServer(deps: ServerDeps): Server {
           };
     const result = await deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
     if (!result.cancelled) {
-      result.restart_required = (await deps.currentFingerprint()) !== deps.startupFingerprint;
+      result.restart_required = deps.currentFingerprint() !== deps.startupFingerprint;
     }
     return renderToolResult(result, { summaryLabel: label, maxOutputBytes: deps.maxOutputBytes });
   }

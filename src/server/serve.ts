@@ -101,8 +101,8 @@ export async function serve(input: {
         }),
         installedVersion: completionDist.version,
         // Rescanned per call (no Python): a plugin installed since startup makes the manifest stale.
-        currentPluginNames: async () =>
-          (await scanCondaEntryPoints(introspection.site_dirs)).flatMap((d) => d.entryPointNames),
+        currentPluginNames: () =>
+          scanCondaEntryPoints(introspection.site_dirs).flatMap((d) => d.entryPointNames),
       })
     : null;
 

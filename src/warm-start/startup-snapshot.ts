@@ -79,7 +79,7 @@ export async function snapshotPlace(
   }
   const cache = cacheOptions(config, executable, log);
   if (cache === null) return null;
-  return { cache, key: snapshotKey(await catalogCacheKey(cache), config, version) };
+  return { cache, key: snapshotKey(catalogCacheKey(cache), config, version) };
 }
 
 /** The snapshot place of a discovery whose catalog has the cache key `catalogKey`. */
@@ -118,7 +118,7 @@ export async function readStartupSnapshot(place: SnapshotPlace): Promise<Startup
   const { cache } = place;
   const file = snapshotFile(place);
   try {
-    const read = await readPrivateFile(file, MAX_SNAPSHOT_BYTES);
+    const read = readPrivateFile(file, MAX_SNAPSHOT_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(cache, read.problem);
     let document: unknown;
@@ -128,7 +128,7 @@ export async function readStartupSnapshot(place: SnapshotPlace): Promise<Startup
       return ignored(cache, "it is not valid JSON");
     }
     if (!isSnapshotDocument(document, place.key)) return ignored(cache, "it is malformed");
-    const changed = await stampProblem(cache, document.stamp);
+    const changed = stampProblem(cache, document.stamp);
     if (changed) return ignored(cache, changed);
     const now = new Date();
     // Pruning goes by mtime; a read-only cache is fine.

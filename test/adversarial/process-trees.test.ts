@@ -5,8 +5,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
 import { isGone, killAll, printedPids, waitUntil } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
+import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 
 const ROUNDS = 5;
 const SPAWN_TREE = join(import.meta.dir, "..", "fixtures", "bin", "spawn-tree");

@@ -7,9 +7,9 @@ import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
+import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 import { installLeakyPlugin } from "./install-leaky-plugin.ts";
-import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";
 
 // Each secret is unique text, so finding it anywhere is a leak.
 const CHANNEL_TOKEN = "tk-CHANNEL-5f3a9c1e77";

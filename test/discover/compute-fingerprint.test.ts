@@ -37,7 +37,7 @@ async function addDistribution(
 
 describe("scanCondaEntryPoints", () => {
   test("lists the distributions with a [conda] section, without Python", async () => {
-    expect(await scanCondaEntryPoints([fixture.sitePackages])).toEqual([
+    expect(scanCondaEntryPoints([fixture.sitePackages])).toEqual([
       {
         distribution: "fixture-greet",
         version: "1.0.0",
@@ -59,11 +59,7 @@ describe("scanCondaEntryPoints", () => {
       const shadow = join(other, "fixture_greet-9.9.9.dist-info");
       await mkdir(shadow);
       await writeFile(join(shadow, "entry_points.txt"), "[conda]\nshadow = shadow.plugin\n");
-      const found = await scanCondaEntryPoints([
-        join(other, "missing"),
-        fixture.sitePackages,
-        other,
-      ]);
+      const found = scanCondaEntryPoints([join(other, "missing"), fixture.sitePackages, other]);
       expect(found.find((dist) => dist.distribution === "fixture-greet")?.version).toBe("1.0.0");
     } finally {
       await rm(other, { recursive: true, force: true });
@@ -73,59 +69,59 @@ describe("scanCondaEntryPoints", () => {
 
 describe("computeFingerprint", () => {
   test("is a sha256 hex digest, stable across calls", async () => {
-    const first = await computeFingerprint(input());
+    const first = computeFingerprint(input());
     expect(first).toMatch(/^[0-9a-f]{64}$/);
-    expect(await computeFingerprint(input())).toBe(first);
+    expect(computeFingerprint(input())).toBe(first);
   });
 
   test("changes when a plugin distribution is installed and returns when it is removed", async () => {
-    const before = await computeFingerprint(input());
+    const before = computeFingerprint(input());
     const added = await addDistribution(
       "fixture-new",
       "0.1.0",
       "[conda]\nfixture-new = fixture_new.plugin\n",
     );
     try {
-      expect(await computeFingerprint(input())).not.toBe(before);
+      expect(computeFingerprint(input())).not.toBe(before);
     } finally {
       await rm(added, { recursive: true, force: true });
     }
-    expect(await computeFingerprint(input())).toBe(before);
+    expect(computeFingerprint(input())).toBe(before);
   });
 
   test("ignores distributions that are not conda plugins", async () => {
-    const before = await computeFingerprint(input());
+    const before = computeFingerprint(input());
     const added = await addDistribution(
       "numpy",
       "2.0.0",
       "[console_scripts]\nf2py = numpy.f2py:main\n",
     );
     try {
-      expect(await computeFingerprint(input())).toBe(before);
+      expect(computeFingerprint(input())).toBe(before);
     } finally {
       await rm(added, { recursive: true, force: true });
     }
   });
 
   test("changes when conda itself is updated", async () => {
-    const before = await computeFingerprint(input());
+    const before = computeFingerprint(input());
     const from = join(fixture.sitePackages, "conda-26.7.0.dist-info");
     const to = join(fixture.sitePackages, "conda-26.9.0.dist-info");
     await rename(from, to);
     try {
-      expect(await computeFingerprint(input())).not.toBe(before);
+      expect(computeFingerprint(input())).not.toBe(before);
     } finally {
       await rename(to, from);
     }
-    expect(await computeFingerprint(input())).toBe(before);
+    expect(computeFingerprint(input())).toBe(before);
   });
 
   test("changes when the conda executable changes", async () => {
-    const before = await computeFingerprint(input());
+    const before = computeFingerprint(input());
     const original = await Bun.file(fixture.condaExe).text();
     await writeFile(fixture.condaExe, `${original}# edited\n`);
     try {
-      expect(await computeFingerprint(input())).not.toBe(before);
+      expect(computeFingerprint(input())).not.toBe(before);
     } finally {
       await writeFile(fixture.condaExe, original);
     }

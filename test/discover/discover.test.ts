@@ -28,7 +28,7 @@ describe("discover", () => {
     expect(discovery.introspection.conda_version).toBe("26.7.0");
     expect(discovery.pythonMs).toBeGreaterThan(0);
     expect(discovery.fingerprint).toBe(
-      await computeFingerprint({
+      computeFingerprint({
         executable: fixture.condaExe,
         python: fixture.python,
         siteDirs: discovery.introspection.site_dirs,

@@ -17,9 +17,7 @@ beforeAll(async () => {
   const cacheDir = join(fixture.root, "completion-cache");
   mkdirSync(cacheDir);
   // The manifest is written for the plugins installed now, so it starts fresh.
-  const names = (await scanCondaEntryPoints([fixture.sitePackages])).flatMap(
-    (d) => d.entryPointNames,
-  );
+  const names = scanCondaEntryPoints([fixture.sitePackages]).flatMap((d) => d.entryPointNames);
   const manifest = { ...(await exampleManifest()), plugin_hash: pluginHash(names) };
   writeFileSync(join(cacheDir, "completion.msgpack"), pack(manifest));
   server = await startServer({
