@@ -203,8 +203,9 @@ export async function serve(input: {
   } else {
     const server = createServer(deps);
     const { handover } = input;
-    // A server that answered the handshake itself records it for the next start.
-    const snapshot = handover === null ? snapshotRecorder(input) : null;
+    // A server that answers the handshake itself (no snapshot, or one recorded for another
+    // protocol version) records it for the next start.
+    const snapshot = handover?.answeredInitialize ? null : snapshotRecorder(input);
     const stdio = serveStdio(server, shutdown, {
       reader: handover?.reader,
       // Only plain handshake messages are handed over (see handshake-shapes.ts).

@@ -9,6 +9,8 @@ export interface Handover {
   reader: LineReader;
   /** Messages already handled (answered, or notifications), for the full server to replay. */
   replay: unknown[];
+  /** Whether `initialize` was answered from the snapshot; if not, the full server records anew. */
+  answeredInitialize: boolean;
   /** The fingerprint the answered tool list was built from. */
   fingerprint: string;
 }
@@ -38,7 +40,13 @@ export function answerFromSnapshot(
       // Answers are out before the process may exit or the full server writes.
       writes.then(() => resolve(handover));
     };
-    const handOver = () => finish({ reader, replay, fingerprint: snapshot.stamp.fingerprint });
+    const handOver = () =>
+      finish({
+        reader,
+        replay,
+        answeredInitialize: initialized,
+        fingerprint: snapshot.stamp.fingerprint,
+      });
     const onStop = () => finish(null);
     const answer = (id: string | number, result: Record<string, unknown>) => {
       const line = `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`;

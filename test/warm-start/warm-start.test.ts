@@ -183,6 +183,11 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       const otherVersion = await session({ protocolVersion: "2025-06-18" });
       expect((otherVersion.init.result as Message).protocolVersion).toBe("2025-06-18");
       expect(marked(otherVersion.list)).toBe(false);
+      // The full server recorded the new version's handshake: the next such start uses it.
+      await markSnapshots();
+      const again = await session({ protocolVersion: "2025-06-18" });
+      expect((again.init.result as Message).protocolVersion).toBe("2025-06-18");
+      expect(marked(again.list)).toBe(true);
 
       const withExec = await session({ args: ["--allow-exec"] });
       expect(toolNames(withExec.list)).toContain("conda_execute");
