@@ -35,8 +35,8 @@ mark("snapshot path: parse options, find conda, name the snapshot");
 const snapshot = place ? await readStartupSnapshot(place) : null;
 if (!snapshot) throw new Error("no valid startup snapshot: start the server once first");
 mark("snapshot path: read the snapshot, recompute fingerprint and .condarc digest");
-JSON.stringify(snapshot.toolsListResult);
-mark("snapshot path: serialize the tools/list answer");
+void `{"jsonrpc":"2.0","id":1,"result":${snapshot.toolsListResult}}\n`;
+mark("snapshot path: compose the tools/list answer line");
 
 // What loads after the handshake, before the first call can be served (run.ts).
 await import("@modelcontextprotocol/sdk/server/index.js");
@@ -72,6 +72,7 @@ if (withServe) {
     version: "0",
     log: () => {},
     stop: stop.signal,
+    stdin: null,
     handover: null,
   });
   mark(

@@ -33,16 +33,18 @@ async function main(config: Config): Promise<void> {
     process.once("SIGTERM", () => stop.abort());
     process.once("SIGINT", () => stop.abort());
   }
+  // Reading stdin starts at once, so its set-up overlaps validating the snapshot.
+  const stdin =
+    config.mode === "serve" && config.http === null ? new LineReader(process.stdin) : null;
   let handover: Handover | null = null;
-  const place = await snapshotPlace(config, VERSION, log);
+  const place = stdin ? await snapshotPlace(config, VERSION, log) : null;
   const snapshot = place ? await readStartupSnapshot(place) : null;
-  if (snapshot) {
-    const reader = new LineReader(process.stdin);
-    handover = await answerFromSnapshot(snapshot, reader, process.stdout, stop.signal);
+  if (stdin && snapshot) {
+    handover = await answerFromSnapshot(snapshot, stdin, process.stdout, stop.signal);
     if (handover === null) return;
   }
   const { run } = await import("./run.ts");
-  await run({ config, version: VERSION, log, stop: stop.signal, handover });
+  await run({ config, version: VERSION, log, stop: stop.signal, stdin, handover });
 }
 
 try {

@@ -4,6 +4,7 @@ import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
 import { discover } from "./discover/discover.ts";
 import { userCacheDir } from "./discover/user-cache-dir.ts";
+import type { LineReader } from "./server/line-reader.ts";
 import { serve } from "./server/serve.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
 import { writeAll } from "./write-all.ts";
@@ -18,6 +19,8 @@ export async function run(input: {
   version: string;
   log: (line: string) => void;
   stop: AbortSignal;
+  /** The stdin reader when serving on stdio. */
+  stdin: LineReader | null;
   handover: Handover | null;
 }): Promise<void> {
   const { config, log } = input;

@@ -19,6 +19,7 @@ import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
 import { createServer, type RunConda, type ServerDeps } from "./create-server.ts";
+import { LineReader } from "./line-reader.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
 import type { TransportObserver } from "./stdio-line-transport.ts";
@@ -77,6 +78,8 @@ export async function serve(input: {
   version: string;
   log: (line: string) => void;
   stop: AbortSignal;
+  /** The stdin reader main.ts started (lines read so far wait in it); null makes one. */
+  stdin: LineReader | null;
   handover: Handover | null;
 }): Promise<void> {
   const { config, discovery, catalog } = input;
@@ -207,7 +210,7 @@ export async function serve(input: {
     // protocol version) records it for the next start.
     const snapshot = handover?.answeredInitialize ? null : snapshotRecorder(input);
     const stdio = serveStdio(server, shutdown, {
-      reader: handover?.reader,
+      reader: input.stdin ?? new LineReader(process.stdin),
       // Only plain handshake messages are handed over (see handshake-shapes.ts).
       replay: (handover?.replay ?? []) as JSONRPCMessage[],
       observer: snapshot?.observer,

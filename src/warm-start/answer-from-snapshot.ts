@@ -5,8 +5,6 @@ import type { StartupSnapshot } from "./startup-snapshot.ts";
 
 /** What the full server needs to take over from the start-up answerer. */
 export interface Handover {
-  /** The stdin reader; lines not answered yet wait in it. */
-  reader: LineReader;
   /** Messages already handled (answered, or notifications), for the full server to replay. */
   replay: unknown[];
   /** Whether `initialize` was answered from the snapshot; if not, the full server records anew. */
@@ -20,7 +18,8 @@ export interface Handover {
  * one `initialize` asking for the snapshot's protocol version and any plain `tools/list`, each
  * with exactly what the server answered when the snapshot was recorded. The first line it does
  * not answer, or the end of the handshake (a tools/list answered), hands the input over to the
- * full server. Resolves null when stdin ends or `stop` fires first: nothing is left to do.
+ * full server; lines not answered wait in `reader`. Resolves null when stdin ends or `stop`
+ * fires first: nothing is left to do.
  */
 export function answerFromSnapshot(
   snapshot: StartupSnapshot,
@@ -42,14 +41,13 @@ export function answerFromSnapshot(
     };
     const handOver = () =>
       finish({
-        reader,
         replay,
         answeredInitialize: initialized,
         fingerprint: snapshot.stamp.fingerprint,
       });
     const onStop = () => finish(null);
-    const answer = (id: string | number, result: Record<string, unknown>) => {
-      const line = `${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`;
+    const answer = (id: string | number, result: string) => {
+      const line = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}\n`;
       writes = writes.then(() => new Promise((written) => output.write(line, () => written())));
     };
 

@@ -1,11 +1,11 @@
 import { isJsonObject } from "../is-json-object.ts";
 import { plainInitialize, plainToolsList, type RequestId } from "./handshake-shapes.ts";
 
-/** The server's own answers to one plain handshake. */
+/** The server's own answers to one plain handshake, as JSON text. */
 export interface RecordedHandshake {
   protocolVersion: string;
-  initializeResult: Record<string, unknown>;
-  toolsListResult: Record<string, unknown>;
+  initializeResult: string;
+  toolsListResult: string;
 }
 
 /** Watches a transport's traffic (see TransportObserver). */
@@ -23,8 +23,8 @@ export function recordHandshake(
 ): HandshakeRecorder {
   let initialize: { id: RequestId; protocolVersion: string } | null = null;
   let listId: RequestId | null = null;
-  let initializeResult: Record<string, unknown> | null = null;
-  let toolsListResult: Record<string, unknown> | null = null;
+  let initializeResult: string | null = null;
+  let toolsListResult: string | null = null;
   let recorded = false;
   return {
     received(message) {
@@ -35,9 +35,9 @@ export function recordHandshake(
     sent(message) {
       if (recorded || !isJsonObject(message) || !isJsonObject(message.result)) return;
       if (initialize && initializeResult === null && message.id === initialize.id) {
-        initializeResult = message.result;
+        initializeResult = JSON.stringify(message.result);
       } else if (listId !== null && message.id === listId) {
-        toolsListResult = message.result;
+        toolsListResult = JSON.stringify(message.result);
       }
       if (initialize && initializeResult && toolsListResult) {
         recorded = true;

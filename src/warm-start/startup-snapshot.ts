@@ -16,14 +16,15 @@ import { isJsonObject } from "../is-json-object.ts";
 
 /**
  * What the server answered to the MCP handshake, recorded from its own responses: the
- * `initialize` result for one requested protocol version and the `tools/list` result, with the
- * stamp of the discovery they were built from.
+ * `initialize` result for one requested protocol version and the `tools/list` result, as JSON
+ * text (answered as they are, never parsed on the way), with the stamp of the discovery they
+ * were built from.
  */
 export interface StartupSnapshot {
   stamp: CacheStamp;
   protocolVersion: string;
-  initializeResult: Record<string, unknown>;
-  toolsListResult: Record<string, unknown>;
+  initializeResult: string;
+  toolsListResult: string;
 }
 
 /** Where a snapshot is read and written: the catalog cache's folder and options. */
@@ -33,7 +34,9 @@ export interface SnapshotPlace {
   key: string;
 }
 
-const FORMAT = 1;
+// A header line (format, key, stamp, protocol version, digest of the rest), then one line of
+// JSON per answer: the answers are sent as stored, without a parse and a stringify of 120 KB.
+const FORMAT = 2;
 // A tools/list result for a real conda is about 135 KB; anything far larger is not ours.
 const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
@@ -121,20 +124,29 @@ export async function readStartupSnapshot(place: SnapshotPlace): Promise<Startup
     const read = readPrivateFile(file, MAX_SNAPSHOT_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(cache, read.problem);
-    let document: unknown;
+    const [headerLine = "", initializeResult = "", toolsListResult = "", rest] = read.split("\n");
+    let header: unknown;
     try {
-      document = JSON.parse(read);
+      header = JSON.parse(headerLine);
     } catch {
-      return ignored(cache, "it is not valid JSON");
+      return ignored(cache, "its header is not valid JSON");
     }
-    if (!isSnapshotDocument(document, place.key)) return ignored(cache, "it is malformed");
-    const changed = stampProblem(cache, document.stamp);
+    if (!isSnapshotHeader(header, place.key) || rest !== "")
+      return ignored(cache, "it is malformed");
+    if (header.digest !== answersDigest(initializeResult, toolsListResult)) {
+      return ignored(cache, "its answers do not match their digest");
+    }
+    const changed = stampProblem(cache, header.stamp);
     if (changed) return ignored(cache, changed);
     const now = new Date();
     // Pruning goes by mtime; a read-only cache is fine.
     lutimes(file, now, now).catch(() => undefined);
-    const { stamp, protocolVersion, initializeResult, toolsListResult } = document;
-    return { stamp, protocolVersion, initializeResult, toolsListResult };
+    return {
+      stamp: header.stamp,
+      protocolVersion: header.protocolVersion,
+      initializeResult,
+      toolsListResult,
+    };
   } catch (error) {
     return ignored(cache, `it could not be read (${errorCode(error)})`);
   }
@@ -146,7 +158,16 @@ export async function writeStartupSnapshot(
   snapshot: StartupSnapshot,
 ): Promise<void> {
   try {
-    const text = JSON.stringify({ format: FORMAT, key: place.key, ...snapshot });
+    const { stamp, protocolVersion, initializeResult, toolsListResult } = snapshot;
+    const digest = answersDigest(initializeResult, toolsListResult);
+    const header = JSON.stringify({
+      format: FORMAT,
+      key: place.key,
+      stamp,
+      protocolVersion,
+      digest,
+    });
+    const text = `${header}\n${initializeResult}\n${toolsListResult}\n`;
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error)})`);
@@ -157,19 +178,24 @@ function snapshotFile(place: SnapshotPlace): string {
   return path.join(place.cache.cacheDir, `${place.key}.snapshot.json`);
 }
 
-function isSnapshotDocument(
-  value: unknown,
-  key: string,
-): value is StartupSnapshot & { format: number; key: string } {
+interface SnapshotHeader {
+  stamp: CacheStamp;
+  protocolVersion: string;
+  digest: string;
+}
+
+function isSnapshotHeader(value: unknown, key: string): value is SnapshotHeader {
   if (!isJsonObject(value) || value.format !== FORMAT || value.key !== key) return false;
-  const { stamp, protocolVersion, initializeResult, toolsListResult } = value;
   return (
-    isStamp(stamp) &&
-    typeof protocolVersion === "string" &&
-    isJsonObject(initializeResult) &&
-    isJsonObject(toolsListResult) &&
-    Array.isArray(toolsListResult.tools)
+    isStamp(value.stamp) &&
+    typeof value.protocolVersion === "string" &&
+    typeof value.digest === "string"
   );
+}
+
+/** Proves the answer lines whole: JSON.stringify never writes a raw line break. */
+function answersDigest(initializeResult: string, toolsListResult: string): string {
+  return createHash("sha256").update(`${initializeResult}\n${toolsListResult}`).digest("hex");
 }
 
 function isStamp(value: unknown): value is CacheStamp {

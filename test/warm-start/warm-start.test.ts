@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -75,14 +76,25 @@ async function snapshotFiles(): Promise<string[]> {
   return names.filter((n) => n.endsWith(".snapshot.json")).map((n) => join(cacheDir, n));
 }
 
-/** Marks every snapshot's first tool description, keeping the file private. */
+/** The three lines of a snapshot file: header, initialize answer, tools/list answer. */
+async function readSnapshot(
+  file: string,
+): Promise<{ header: Message; init: string; list: string }> {
+  const [header = "", init = "", list = ""] = (await readFile(file, "utf8")).split("\n");
+  return { header: JSON.parse(header), init, list };
+}
+
+/** Marks every snapshot's first tool description (with a matching digest, as a writer would). */
 async function markSnapshots(): Promise<void> {
   const files = await snapshotFiles();
   expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
-    const document = JSON.parse(await readFile(file, "utf8"));
-    document.toolsListResult.tools[0].description += MARK;
-    await writeFile(file, JSON.stringify(document));
+    const { header, init, list } = await readSnapshot(file);
+    const answer = JSON.parse(list);
+    answer.tools[0].description += MARK;
+    const marked = JSON.stringify(answer);
+    header.digest = createHash("sha256").update(`${init}\n${marked}`).digest("hex");
+    await writeFile(file, `${JSON.stringify(header)}\n${init}\n${marked}\n`);
   }
 }
 
@@ -240,15 +252,26 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   );
 
   test(
-    "a corrupt snapshot is ignored with one line on stderr and written anew",
+    "a corrupt or altered snapshot is ignored with one line on stderr and written anew",
     async () => {
       const first = await session();
-      const [file] = await snapshotFiles();
-      await writeFile(file as string, "{ not json");
-      const next = await session();
-      expect(next.list).toEqual(first.list);
-      expect(next.stderr).toContain("startup snapshot: ignored, it is not valid JSON");
-      expect(JSON.parse(await readFile(file as string, "utf8")).format).toBe(1);
+      const [file] = (await snapshotFiles()) as [string];
+      await writeFile(file, "{ not json");
+      const corrupt = await session();
+      expect(corrupt.list).toEqual(first.list);
+      expect(corrupt.stderr).toContain("startup snapshot: ignored, its header is not valid JSON");
+      expect((await readSnapshot(file)).header.format).toBe(2);
+
+      const { header, init, list } = await readSnapshot(file);
+      await writeFile(
+        file,
+        `${JSON.stringify(header)}\n${init}\n${list.replace("conda", "CONDA")}\n`,
+      );
+      const altered = await session();
+      expect(altered.list).toEqual(first.list);
+      expect(altered.stderr).toContain(
+        "startup snapshot: ignored, its answers do not match their digest",
+      );
     },
     TEST_TIMEOUT,
   );
