@@ -30,9 +30,9 @@ const config = parseConfig(
   process.argv.slice(2).filter((a) => a !== "--serve"),
   { env: process.env, platform: process.platform, home: homedir(), cwd: process.cwd() },
 );
-const place = await snapshotPlace(config, packageJson.version, () => {});
+const place = snapshotPlace(config, packageJson.version, () => {});
 mark("snapshot path: parse options, find conda, name the snapshot");
-const snapshot = place ? await readStartupSnapshot(place) : null;
+const snapshot = place ? readStartupSnapshot(place) : null;
 if (!snapshot) throw new Error("no valid startup snapshot: start the server once first");
 mark("snapshot path: read the snapshot, recompute fingerprint and .condarc digest");
 void `{"jsonrpc":"2.0","id":1,"result":${snapshot.toolsListResult}}\n`;

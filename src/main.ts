@@ -37,8 +37,8 @@ async function main(config: Config): Promise<void> {
   const stdin =
     config.mode === "serve" && config.http === null ? new LineReader(process.stdin) : null;
   let handover: Handover | null = null;
-  const place = stdin ? await snapshotPlace(config, VERSION, log) : null;
-  const snapshot = place ? await readStartupSnapshot(place) : null;
+  const place = stdin ? snapshotPlace(config, VERSION, log) : null;
+  const snapshot = place ? readStartupSnapshot(place) : null;
   if (stdin && snapshot) {
     handover = await answerFromSnapshot(snapshot, stdin, process.stdout, stop.signal);
     if (handover === null) return;

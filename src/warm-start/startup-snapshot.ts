@@ -64,11 +64,11 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
  * Where this configuration's snapshot lives, or null when it cannot have one: `--no-cache`,
  * `--http`, another mode than serving, or no conda to be found (the full start-up reports it).
  */
-export async function snapshotPlace(
+export function snapshotPlace(
   config: Config,
   version: string,
   log: (line: string) => void,
-): Promise<SnapshotPlace | null> {
+): SnapshotPlace | null {
   if (config.mode !== "serve" || config.http !== null || !config.cache) return null;
   let executable: string;
   try {
@@ -117,22 +117,25 @@ function cacheOptions(
  * The snapshot stored at `place`, or null: none, unreadable, malformed, or its stamp no longer
  * holds (conda, its plugins, interpreter or configuration changed). Never throws.
  */
-export async function readStartupSnapshot(place: SnapshotPlace): Promise<StartupSnapshot | null> {
+export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | null {
   const { cache } = place;
   const file = snapshotFile(place);
   try {
     const read = readPrivateFile(file, MAX_SNAPSHOT_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(cache, read.problem);
-    const [headerLine = "", initializeResult = "", toolsListResult = "", rest] = read.split("\n");
+    const lines = read.split("\n");
+    const [headerLine = "", initializeResult = "", toolsListResult = ""] = lines;
     let header: unknown;
     try {
       header = JSON.parse(headerLine);
     } catch {
       return ignored(cache, "its header is not valid JSON");
     }
-    if (!isSnapshotHeader(header, place.key) || rest !== "")
+    // Exactly three lines, each ended by a line break.
+    if (!isSnapshotHeader(header, place.key) || lines.length !== 4 || lines[3] !== "") {
       return ignored(cache, "it is malformed");
+    }
     if (header.digest !== answersDigest(initializeResult, toolsListResult)) {
       return ignored(cache, "its answers do not match their digest");
     }

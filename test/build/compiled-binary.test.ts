@@ -11,6 +11,7 @@ import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
 import { runCaptured } from "../../src/discover/run-captured.ts";
 import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { isMarked, markSnapshots } from "../support/snapshot-files.ts";
 import { startServer, withDeadline } from "../support/start-server.ts";
 
 const BUN = process.execPath;
@@ -213,6 +214,45 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
       expect((out.parsed_json as { conda_version?: string }).conda_version).toBe("26.7.0");
     } finally {
       await server.close();
+    }
+  });
+
+  test("warm, it answers the handshake from the startup snapshot, then serves calls", async () => {
+    // A private cache: the first start records the snapshot, the second answers from it.
+    const env = { ...fixture.env, XDG_CACHE_HOME: join(work, "warm-cache") };
+    const connect = async () => {
+      const client = new Client({ name: "conda-mcp-tests", version: "0.0.0" });
+      await withDeadline(
+        client.connect(
+          new StdioClientTransport({
+            command: join(elsewhere, "conda-mcp"),
+            args: ["--conda", fixture.condaExe],
+            env,
+            stderr: "pipe",
+          }),
+        ),
+        60_000,
+        "starting the binary",
+      );
+      return client;
+    };
+    const first = await connect();
+    const listed = await first.listTools();
+    await first.close();
+    expect(await markSnapshots(join(env.XDG_CACHE_HOME, "conda-mcp"))).toBe(1);
+
+    const warm = await connect();
+    try {
+      const { tools } = await warm.listTools();
+      expect(isMarked(tools)).toBe(true);
+      expect(tools.map((t) => t.name)).toEqual(listed.tools.map((t) => t.name));
+      const result = (await warm.callTool({
+        name: "conda_info",
+        arguments: { json: true },
+      })) as CallToolResult;
+      expect((result.structuredContent as { exit_code: number }).exit_code).toBe(0);
+    } finally {
+      await warm.close();
     }
   });
 });

@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { isMarked, markSnapshots, readSnapshot, snapshotFiles } from "../support/snapshot-files.ts";
 import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
 import { serverCommand } from "../support/start-server.ts";
 
 const TEST_TIMEOUT = 90_000;
 const PLUGINS_DIR = join(import.meta.dir, "..", "fixtures", "conda", "plugins");
-// Appended to a description in the stored snapshot: seeing it proves the answer came from there.
-const MARK = " [answered from the snapshot]";
 
 let fixture: FixtureConda;
 let cacheDir: string;
@@ -67,50 +65,28 @@ function toolNames(list: Message): string[] {
   return ((list.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
 }
 
-function descriptions(list: Message): string[] {
-  return (list.result as { tools: { description: string }[] }).tools.map((t) => t.description);
+function tools(list: Message): { description?: string }[] {
+  return (list.result as { tools: { description?: string }[] }).tools;
 }
 
-async function snapshotFiles(): Promise<string[]> {
-  const names = await readdir(cacheDir).catch(() => []);
-  return names.filter((n) => n.endsWith(".snapshot.json")).map((n) => join(cacheDir, n));
+/** Marks the stored snapshots (see markSnapshots); there must be one. */
+async function markSnapshotsHere(): Promise<void> {
+  expect(await markSnapshots(cacheDir)).toBeGreaterThan(0);
 }
 
-/** The three lines of a snapshot file: header, initialize answer, tools/list answer. */
-async function readSnapshot(
-  file: string,
-): Promise<{ header: Message; init: string; list: string }> {
-  const [header = "", init = "", list = ""] = (await readFile(file, "utf8")).split("\n");
-  return { header: JSON.parse(header), init, list };
-}
-
-/** Marks every snapshot's first tool description (with a matching digest, as a writer would). */
-async function markSnapshots(): Promise<void> {
-  const files = await snapshotFiles();
-  expect(files.length).toBeGreaterThan(0);
-  for (const file of files) {
-    const { header, init, list } = await readSnapshot(file);
-    const answer = JSON.parse(list);
-    answer.tools[0].description += MARK;
-    const marked = JSON.stringify(answer);
-    header.digest = createHash("sha256").update(`${init}\n${marked}`).digest("hex");
-    await writeFile(file, `${JSON.stringify(header)}\n${init}\n${marked}\n`);
-  }
-}
-
-const marked = (list: Message) => descriptions(list).some((d) => d.endsWith(MARK));
+const marked = (list: Message) => isMarked(tools(list));
 
 describe("warm start: the handshake answered from the startup snapshot", () => {
   test(
     "a start records its answers; the next start answers exactly the same from the snapshot",
     async () => {
       const cold = await session({ args: ["--no-cache"] });
-      expect(await snapshotFiles()).toEqual([]);
+      expect(await snapshotFiles(cacheDir)).toEqual([]);
 
       const first = await session();
       expect(first.init).toEqual(cold.init);
       expect(first.list).toEqual(cold.list);
-      const [file] = await snapshotFiles();
+      const [file] = await snapshotFiles(cacheDir);
       expect(file).toBeDefined();
       expect((await stat(file as string)).mode & 0o777).toBe(0o600);
 
@@ -118,7 +94,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       expect(second.init).toEqual(cold.init);
       expect(second.list).toEqual(cold.list);
 
-      await markSnapshots();
+      await markSnapshotsHere();
       const third = await session();
       expect(third.init).toEqual(cold.init);
       expect(marked(third.list)).toBe(true);
@@ -131,7 +107,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
     "after the handshake the full server takes over: calls, resources and reused ids work",
     async () => {
       await session();
-      await markSnapshots();
+      await markSnapshotsHere();
       const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
       try {
         // Everything in one write: the answerer hands the rest over without losing a line.
@@ -191,12 +167,12 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
     "another protocol version, other options or other credentials never get this snapshot",
     async () => {
       await session();
-      await markSnapshots();
+      await markSnapshotsHere();
       const otherVersion = await session({ protocolVersion: "2025-06-18" });
       expect((otherVersion.init.result as Message).protocolVersion).toBe("2025-06-18");
       expect(marked(otherVersion.list)).toBe(false);
       // The full server recorded the new version's handshake: the next such start uses it.
-      await markSnapshots();
+      await markSnapshotsHere();
       const again = await session({ protocolVersion: "2025-06-18" });
       expect((again.init.result as Message).protocolVersion).toBe("2025-06-18");
       expect(marked(again.list)).toBe(true);
@@ -221,7 +197,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
 
       await cp(join(PLUGINS_DIR, "tools"), fixture.sitePackages, { recursive: true });
       try {
-        await markSnapshots();
+        await markSnapshotsHere();
         const added = await session();
         expect(marked(added.list)).toBe(false);
         expect(toolNames(added.list)).toContain("conda_tools_cache_info");
@@ -231,7 +207,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       }
 
       await session();
-      await markSnapshots();
+      await markSnapshotsHere();
       const condarc = join(fixture.home, ".condarc");
       await writeFile(condarc, "channels: [defaults]\n");
       try {
@@ -241,7 +217,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       }
 
       await session();
-      await markSnapshots();
+      await markSnapshotsHere();
       const later = new Date(Date.now() + 5_000);
       await utimes(fixture.condaExe, later, later);
       const touched = await session();
@@ -255,7 +231,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
     "a corrupt or altered snapshot is ignored with one line on stderr and written anew",
     async () => {
       const first = await session();
-      const [file] = (await snapshotFiles()) as [string];
+      const [file] = (await snapshotFiles(cacheDir)) as [string];
       await writeFile(file, "{ not json");
       const corrupt = await session();
       expect(corrupt.list).toEqual(first.list);

@@ -1,0 +1,42 @@
+import { createHash } from "node:crypto";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Appended to a description in a stored snapshot: seeing it proves the answer came from there. */
+export const SNAPSHOT_MARK = " [answered from the snapshot]";
+
+/** The startup snapshot files in a conda-mcp cache folder. */
+export async function snapshotFiles(cacheDir: string): Promise<string[]> {
+  const names = await readdir(cacheDir).catch(() => []);
+  return names.filter((n) => n.endsWith(".snapshot.json")).map((n) => join(cacheDir, n));
+}
+
+/** The three lines of a snapshot file: header, initialize answer, tools/list answer. */
+export async function readSnapshot(
+  file: string,
+): Promise<{ header: Record<string, unknown>; init: string; list: string }> {
+  const [header = "", init = "", list = ""] = (await readFile(file, "utf8")).split("\n");
+  return { header: JSON.parse(header), init, list };
+}
+
+/**
+ * Marks the first tool description of every snapshot in `cacheDir` (with a matching digest, as
+ * a writer would) and returns how many were marked.
+ */
+export async function markSnapshots(cacheDir: string): Promise<number> {
+  const files = await snapshotFiles(cacheDir);
+  for (const file of files) {
+    const { header, init, list } = await readSnapshot(file);
+    const answer = JSON.parse(list);
+    answer.tools[0].description += SNAPSHOT_MARK;
+    const marked = JSON.stringify(answer);
+    header.digest = createHash("sha256").update(`${init}\n${marked}`).digest("hex");
+    await writeFile(file, `${JSON.stringify(header)}\n${init}\n${marked}\n`);
+  }
+  return files.length;
+}
+
+/** Whether any of these tool descriptions carries the mark. */
+export function isMarked(tools: readonly { description?: string | undefined }[]): boolean {
+  return tools.some((tool) => tool.description?.endsWith(SNAPSHOT_MARK));
+}
