@@ -12,6 +12,8 @@ export interface CapabilitiesInput {
   condaVersion: string;
   fingerprint: string;
   catalogSource: "introspection" | "cache";
+  /** Who answered `initialize` and `tools/list` on stdio: the startup snapshot or this server. */
+  handshakeSource: "snapshot" | "server";
   catalog: Catalog;
   plugins: RawPluginDistribution[];
   /** Every tool the server lists, generated or not. */
@@ -31,6 +33,7 @@ export function buildCapabilities(input: CapabilitiesInput): string {
     conda_version: input.condaVersion,
     discovery_fingerprint: input.fingerprint,
     catalog_source: input.catalogSource,
+    handshake_source: input.handshakeSource,
     generated_tools: input.catalog.commands.flatMap((c) =>
       c.status === "tool" && c.toolName ? [c.toolName] : [],
     ),

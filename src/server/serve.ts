@@ -128,6 +128,7 @@ export async function serve(input: {
     condaVersion: introspection.conda_version,
     fingerprint: discovery.fingerprint,
     catalogSource: discovery.source,
+    handshakeSource: input.handover?.answeredInitialize ? "snapshot" : "server",
     catalog,
     plugins: introspection.external_plugins,
     listedTools: entries.map((e) => e.definition.name),

@@ -97,6 +97,8 @@ describe("conda://capabilities", () => {
     expect(doc.target_executable).toBe(fixture.condaExe);
     expect(doc.conda_version).toBe("26.7.0");
     expect(doc.discovery_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    // Started with --no-cache: no snapshot, so the server answered the handshake itself.
+    expect(doc).toMatchObject({ catalog_source: "introspection", handshake_source: "server" });
     expect(doc.generated_tools).toContain("conda_env_list");
     expect(doc.plugins.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(["fixture-greet", "fixture-tools", "conda-completion"]),

@@ -153,7 +153,10 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         expect(structured.exit_code).toBe(0);
         expect(structured.parsed_json).toMatchObject({ conda_version: expect.any(String) });
         const text = (capabilities.result as { contents: { text: string }[] }).contents[0]?.text;
-        expect(JSON.parse(text as string).catalog_source).toBe("cache");
+        expect(JSON.parse(text as string)).toMatchObject({
+          catalog_source: "cache",
+          handshake_source: "snapshot",
+        });
         // The full server builds its list itself.
         expect(marked(list)).toBe(false);
       } finally {
