@@ -26,25 +26,25 @@ async function main(config: Config): Promise<void> {
     await writeAll(process.stdout, `conda-mcp ${VERSION}\n`);
     return;
   }
-  // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
-  // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
-  const stop = new AbortController();
-  if (config.mode === "serve") {
-    process.once("SIGTERM", () => stop.abort());
-    process.once("SIGINT", () => stop.abort());
-  }
   // Reading stdin starts at once, so its set-up overlaps validating the snapshot.
   const stdin =
     config.mode === "serve" && config.http === null ? new LineReader(process.stdin) : null;
-  let handover: Handover | null = null;
   const place = stdin ? snapshotPlace(config, VERSION, log) : null;
   const snapshot = place ? readStartupSnapshot(place) : null;
+  let handover: Handover | null = null;
   if (stdin && snapshot) {
+    // While only the snapshot answers, SIGTERM and SIGINT simply end the process cleanly.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
     handover = await answerFromSnapshot(snapshot, stdin, process.stdout, stop.signal);
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
     if (handover === null) return;
   }
   const { run } = await import("./run.ts");
-  await run({ config, version: VERSION, log, stop: stop.signal, stdin, handover });
+  await run({ config, version: VERSION, log, stdin, handover });
 }
 
 try {

@@ -18,7 +18,6 @@ export async function run(input: {
   config: Config;
   version: string;
   log: (line: string) => void;
-  stop: AbortSignal;
   /** The stdin reader when serving on stdio. */
   stdin: LineReader | null;
   handover: Handover | null;
@@ -48,7 +47,10 @@ export async function run(input: {
     );
     return;
   }
-  // A signal during discovery ends the process now that discovery is over.
-  if (input.stop.aborted) return;
-  await serve({ ...input, discovery, catalog });
+  // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
+  // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
+  const stop = new AbortController();
+  process.once("SIGTERM", () => stop.abort());
+  process.once("SIGINT", () => stop.abort());
+  await serve({ ...input, discovery, catalog, stop: stop.signal });
 }

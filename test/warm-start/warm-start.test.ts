@@ -256,6 +256,24 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   );
 
   test(
+    "SIGTERM while only the snapshot has answered ends the process with 0",
+    async () => {
+      await session();
+      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+      try {
+        await server.write(initializeLine(0));
+        await server.waitFor("initialize answer", (m) => m.id === 0);
+        server.kill("SIGTERM");
+        expect(await server.close()).toBe(0);
+        expect(server.stderr()).toBe("");
+      } finally {
+        await server.close().catch(() => {});
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "the SDK's own client connects to a warm server, lists its tools and calls one",
     async () => {
       await session();
