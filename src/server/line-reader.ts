@@ -50,7 +50,13 @@ export class LineReader {
       }
       this.#waiting.shift();
     }
-    if (this.#consumer === consumer && this.#ended) consumer.end();
+    // A macrotask later, as a stream's own end event comes after its data: the lines just
+    // handed over get their quick answers out before the consumer hears of the end.
+    if (this.#consumer === consumer && this.#ended) {
+      setImmediate(() => {
+        if (this.#consumer === consumer) consumer.end();
+      });
+    }
   }
 
   /** Stops reading for good; lines not yet taken are dropped. */

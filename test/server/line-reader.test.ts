@@ -53,6 +53,9 @@ describe("LineReader", () => {
     const full = recorder();
     reader.attach(full.consumer);
     expect(full.taken.map(text)).toEqual(["hand over", "three", "four"]);
+    // The end follows a macrotask later, as a stream's own end event follows its data.
+    expect(full.ended()).toBe(0);
+    await tick();
     expect(full.ended()).toBe(1);
   });
 

@@ -256,6 +256,42 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   );
 
   test(
+    "requests written with stdin closed right after still get their quick answers, cold and warm",
+    async () => {
+      const requests = `${initializeLine(0)}${[
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "resources/read",
+          params: { uri: "conda://capabilities" },
+        },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join("")}`;
+      const sources: unknown[] = [];
+      // Cold (--no-cache), then warm from the snapshot a first session records.
+      for (const cache of [false, true]) {
+        if (cache) await session();
+        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache });
+        try {
+          await server.write(requests);
+          expect(await server.close()).toBe(0);
+          const answers = server.lines().map((line) => JSON.parse(line) as Message);
+          expect(answers.map((m) => m.id).sort()).toEqual([0, 1, 2]);
+          const read = answers.find((m) => m.id === 1)?.result as { contents: { text: string }[] };
+          sources.push(JSON.parse(read.contents[0]?.text as string).handshake_source);
+        } finally {
+          await server.close().catch(() => {});
+        }
+      }
+      expect(sources).toEqual(["server", "snapshot"]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "SIGTERM while only the snapshot has answered ends the process with 0",
     async () => {
       await session();
