@@ -53,9 +53,10 @@ describe("output", () => {
     expect(result.stdout_truncated).toBe(true);
     expect(Buffer.byteLength(result.stdout)).toBe(cap);
     expect(result.stderr).toBe("");
-    // Garbage chunks awaiting collection come and go (~50 MiB seen); keeping the output would
-    // cost 1 GiB. The bound is a memory bound, not a time one.
-    expect(peak - baseline).toBeLessThan(128 * MiB);
+    // Keeping the output would cost 1 GiB. Garbage chunks awaiting collection come and go with
+    // the machine's load (50 to 133 MiB seen), so the bound sits well between the two. It is a
+    // memory bound, not a time one.
+    expect(peak - baseline).toBeLessThan(256 * MiB);
   });
 
   test("256 KiB on stderr alone does not deadlock", async () => {
