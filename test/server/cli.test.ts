@@ -88,7 +88,8 @@ describe("the command line", () => {
     await child.stdin.flush();
     const reader = child.stdout.getReader();
     let text = "";
-    while (text.split("\n").filter(Boolean).length < 2) {
+    // Two whole lines: a 120 KB tools/list answer can arrive in several chunks.
+    while ((text.match(/\n/g) ?? []).length < 2) {
       const { value, done } = await withDeadline(reader.read(), 30_000, "two responses");
       if (done) break;
       text += new TextDecoder().decode(value);
