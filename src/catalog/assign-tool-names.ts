@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { compareText } from "../compare-text.ts";
 
 /** MCP's tool name rule (SEP-986). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -34,9 +35,4 @@ export function assignToolNames(paths: string[][]): Map<string, string> {
     byKey.set(path.join(" "), name);
   }
   return byKey;
-}
-
-/** Code-point order, independent of the host's locale. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
+import { compareText } from "../compare-text.ts";
 import { isJsonObject } from "../is-json-object.ts";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect.ts";
@@ -96,7 +97,7 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
       variables.push([key, value]);
     }
   }
-  variables.sort(([a, av], [b, bv]) => compare(a, b) || compare(av, bv));
+  variables.sort(([a, av], [b, bv]) => compareText(a, b) || compareText(av, bv));
   const head = readHead(executable);
   const envShebang = head !== null && parseShebang(head)?.kind === "env";
   return sha256(
@@ -321,7 +322,7 @@ function configIdentity(candidate: string): unknown {
     if (!info.isDirectory()) return `${info.size}:${info.mtimeMs}`;
     const names = readdirSync(candidate)
       .filter((n) => /\.ya?ml$/i.test(n))
-      .sort(compare);
+      .sort(compareText);
     return names.map((name) => {
       const file = statSync(path.join(candidate, name), { throwIfNoEntry: false });
       return [name, file ? `${file.size}:${file.mtimeMs}` : null];
@@ -360,10 +361,6 @@ function ignored(options: CatalogCacheOptions, reason: string): null {
 
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isStringList(value: unknown): value is string[] {

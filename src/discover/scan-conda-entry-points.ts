@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { compareText } from "../compare-text.ts";
 
 /** An installed distribution that declares entry points in group `conda`. */
 export interface CondaEntryPointDistribution {
@@ -49,10 +50,8 @@ export function scanCondaEntryPoints(siteDirs: readonly string[]): CondaEntryPoi
       });
     }
   }
-  // Code-unit order: localeCompare would load ICU, a millisecond on the warm-start path.
-  return [...found.values()].sort((a, b) =>
-    a.distribution < b.distribution ? -1 : a.distribution > b.distribution ? 1 : 0,
-  );
+  // Not localeCompare: it would load ICU, a millisecond on the warm-start path.
+  return [...found.values()].sort((a, b) => compareText(a.distribution, b.distribution));
 }
 
 /** `[name, value]` pairs of the `[conda]` section of an entry_points.txt. */
