@@ -1,12 +1,20 @@
 import { join } from "node:path";
 import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
 
-/** The folder of shared reference material beside the repository (present in CI and sessions). */
-export const REFERENCE_DIR = join(import.meta.dir, "..", "..", "..", "shared", "reference");
+/**
+ * A recorded argparse tree of a real conda 26.7 (external plugins disabled), copied into the
+ * repository from the team's reference material so that tests need nothing beside the clone.
+ */
+export const REFERENCE_TREE_FILE = join(
+  import.meta.dir,
+  "..",
+  "fixtures",
+  "conda-26.7-parser-tree.json",
+);
 
 /** The recorded argparse tree of a real conda 26.7, in the introspection output's shape. */
 export async function loadReferenceTree(): Promise<IntrospectionResult> {
-  const dump = await Bun.file(join(REFERENCE_DIR, "conda-26.7-parser-tree.json")).json();
+  const dump = await Bun.file(REFERENCE_TREE_FILE).json();
   return {
     ok: true,
     site_dirs: [],
