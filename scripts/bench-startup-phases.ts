@@ -61,7 +61,9 @@ const discovery = await discover({
   cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
 });
 mark(`after the handshake: discover (${discovery.source})`);
-const catalog = buildCatalog(discovery.introspection.tree);
+const catalog = buildCatalog(discovery.introspection.tree, {
+  preParser: discovery.introspection.pre_parser,
+});
 mark("after the handshake: buildCatalog");
 if (withServe) {
   const stop = new AbortController();

@@ -296,7 +296,7 @@ async function toolsListSizes(command: string[], env: Record<string, string>) {
   let reference: { tools: number; toolsBytes: number } | null = null;
   try {
     const tree = await loadReferenceTree();
-    const { entries } = buildToolRegistry(buildCatalog(tree.tree), {
+    const { entries } = buildToolRegistry(buildCatalog(tree.tree, { preParser: tree.pre_parser }), {
       allowExec: false,
       readOnlyTools: false,
       tools: null,

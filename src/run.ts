@@ -36,6 +36,7 @@ export async function run(input: {
   });
   const catalog = buildCatalog(discovery.introspection.tree, {
     secretValues: credentialValues(config.env),
+    preParser: discovery.introspection.pre_parser,
   });
   if (config.mode === "catalog") {
     const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;

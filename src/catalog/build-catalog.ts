@@ -1,4 +1,4 @@
-import type { RawAction, RawParser } from "../discover/raw-tree.ts";
+import type { RawAction, RawParser, RawPreParser } from "../discover/raw-tree.ts";
 import { assignToolNames } from "./assign-tool-names.ts";
 import type {
   Catalog,
@@ -13,6 +13,13 @@ import { redactSecrets } from "./redact-secrets.ts";
 
 type Redact = (text: string) => string;
 
+/** What every command of one tree is described with. */
+interface Context {
+  diagnostics: Diagnostic[];
+  redact: Redact;
+  preParser: RawPreParser | null;
+}
+
 // conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
 const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
 
@@ -20,7 +27,12 @@ const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
 export interface BuildCatalogOptions {
   /** Values to redact from every text taken from the target (see credentialValues). */
   secretValues?: readonly string[];
+  /** conda's global pre-parser (IntrospectionResult.pre_parser); passed-through items it would take are refused. */
+  preParser?: RawPreParser | null;
 }
+
+// conda's own `run` strips one leading `--` from its command (conda/cli/main_run.py).
+const STRIPS_SEPARATOR = new Set(["run"]);
 
 /**
  * Builds the catalog of terminal commands from the introspected argparse tree. Text taken from
@@ -32,7 +44,8 @@ export function buildCatalog(root: RawParser, options: BuildCatalogOptions = {})
   const redact = (text: string) => redactSecrets(text, secrets);
   const diagnostics: Diagnostic[] = [];
   const commands: CatalogCommand[] = [];
-  for (const sub of root.subcommands) collectCommands(sub, [], commands, diagnostics, redact);
+  const context: Context = { diagnostics, redact, preParser: options.preParser ?? null };
+  for (const sub of root.subcommands) collectCommands(sub, [], commands, context);
 
   const names = assignToolNames(commands.filter((c) => c.status === "tool").map((c) => c.path));
   for (const command of commands) {
@@ -51,8 +64,7 @@ function collectCommands(
   parser: RawParser,
   aliasPrefixes: string[][],
   out: CatalogCommand[],
-  diagnostics: Diagnostic[],
-  redact: Redact,
+  context: Context,
 ): void {
   const aliases = aliasPathsOf(parser, aliasPrefixes);
   const subparsers = subparsersOf(parser);
@@ -63,10 +75,9 @@ function collectCommands(
     const childRequired = subparsers?.subparsers?.required ?? false;
     // An optional subcommand with options of its own makes the parent runnable by itself;
     // without options it only prints help (conda's `env`, `plugins`), which no agent needs.
-    if (!childRequired && ownParams.length > 0)
-      out.push(describeCommand(parser, aliases, diagnostics, redact));
+    if (!childRequired && ownParams.length > 0) out.push(describeCommand(parser, aliases, context));
     if (ownParams.some((a) => a.required)) {
-      diagnostics.push({
+      context.diagnostics.push({
         path: parser.path,
         level: "warning",
         message:
@@ -75,7 +86,7 @@ function collectCommands(
     }
     for (const sub of parser.subcommands) {
       const before = out.length;
-      collectCommands(sub, aliases, out, diagnostics, redact);
+      collectCommands(sub, aliases, out, context);
       if (ownParams.some((a) => a.required)) {
         for (const command of out.slice(before))
           markRawOnly(command, "its parent command requires options that tools cannot pass");
@@ -83,7 +94,7 @@ function collectCommands(
     }
     return;
   }
-  out.push(describeCommand(parser, aliases, diagnostics, redact));
+  out.push(describeCommand(parser, aliases, context));
 }
 
 /** Alias paths of a parser: its names under its parent's canonical path and alias paths. */
@@ -109,12 +120,8 @@ function markRawOnly(command: CatalogCommand, reason: string): void {
 }
 
 /** One command: its params, groups, and whether it can be a typed tool. */
-function describeCommand(
-  parser: RawParser,
-  aliases: string[][],
-  diagnostics: Diagnostic[],
-  redact: Redact,
-): CatalogCommand {
+function describeCommand(parser: RawParser, aliases: string[][], context: Context): CatalogCommand {
+  const { diagnostics, redact, preParser } = context;
   const command: CatalogCommand = {
     path: parser.path,
     aliases,
@@ -147,7 +154,7 @@ function describeCommand(
       dest: "_args",
       option: null,
       optionStrings: [],
-      shape: { kind: "passthrough", greedy: true },
+      shape: { kind: "passthrough", greedy: true, separator: false, preParser },
       required: false,
       description:
         "Arguments passed to the plugin as they are; this plugin declares no typed options.",
@@ -177,7 +184,13 @@ function describeCommand(
       command.hiddenOptions++;
       continue;
     }
-    const param = describeParam(action, withoutSecretChoices(verdict.shape, redact), taken, redact);
+    const shape = withoutSecretChoices(verdict.shape, redact);
+    if (shape.kind === "passthrough") {
+      const separator = parser.plugin === null && STRIPS_SEPARATOR.has(parser.path.join(" "));
+      shape.separator = separator;
+      shape.preParser = separator ? null : preParser;
+    }
+    const param = describeParam(action, shape, taken, redact);
     const group = action.mutually_exclusive_group;
     if (group) {
       let index = groupIndex.get(group.index);

@@ -1,3 +1,5 @@
+import type { RawPreParser } from "../discover/raw-tree.ts";
+
 /** The JSON type a conda argument's values take. */
 export type ValueType = "string" | "integer" | "number";
 
@@ -29,8 +31,12 @@ export type ParamShape =
   | { kind: "extend_const"; value: ValueSpec }
   /** A positional argument. */
   | { kind: "positional"; arity: Arity; value: ValueSpec }
-  /** REMAINDER positional or a greedy plugin parser: an opaque list of strings. */
-  | { kind: "passthrough"; greedy: boolean };
+  /**
+   * REMAINDER positional or a greedy plugin parser: an opaque list of strings. With `separator`
+   * a `--` goes before the items (conda's `run` strips it), out of reach of conda's global
+   * pre-parser; otherwise `preParser` names what that pre-parser would take from the items.
+   */
+  | { kind: "passthrough"; greedy: boolean; separator: boolean; preParser: RawPreParser | null };
 
 /** One typed parameter of a generated tool. */
 export interface Param {

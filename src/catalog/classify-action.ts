@@ -122,7 +122,11 @@ export function classifyAction(action: RawAction): ActionVerdict {
 function valueParam(action: RawAction, behaviour: Behaviour): ActionVerdict {
   const label = action.option_strings[0] ?? action.dest;
   if (!action.option_strings.length && action.nargs === "...") {
-    return { kind: "param", shape: { kind: "passthrough", greedy: false } };
+    // Whether a `--` may go first and what conda's pre-parser takes is the command's matter.
+    return {
+      kind: "param",
+      shape: { kind: "passthrough", greedy: false, separator: false, preParser: null },
+    };
   }
   const arity = arityOf(action.nargs);
   if (arity === null) {

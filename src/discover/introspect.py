@@ -551,6 +551,20 @@ def site_dirs():
     return dirs
 
 
+def pre_parser_facts():
+    """The options conda pre-parses from anywhere in argv before a `--` (None: no pre-parser)."""
+    from conda.cli import conda_argparse
+
+    if not callable(getattr(conda_argparse, "generate_pre_parser", None)):
+        return None
+    pre_parser = call_flexibly(conda_argparse.generate_pre_parser, add_help=False)
+    return {
+        "option_strings": [o for action in pre_parser._actions for o in action.option_strings],
+        "allow_abbrev": bool(getattr(pre_parser, "allow_abbrev", True)),
+        "prefix_chars": pre_parser.prefix_chars,
+    }
+
+
 def introspect():
     import argparse
     import platform
@@ -573,6 +587,7 @@ def introspect():
         **installation_facts(context),
         "external_plugins": plugin_distributions,
         "completion": completion_facts(),
+        "pre_parser": pre_parser_facts(),
         "tree": tree,
     }
 

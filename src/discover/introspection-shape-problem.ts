@@ -12,6 +12,18 @@ export function introspectionShapeProblem(document: unknown): string | null {
   if (document.completion !== undefined && !isJsonObject(document.completion)) {
     return "expected `completion` to be an object";
   }
+  const pre = document.pre_parser;
+  if (
+    pre !== null &&
+    !(
+      isJsonObject(pre) &&
+      isStringList(pre.option_strings) &&
+      typeof pre.allow_abbrev === "boolean" &&
+      typeof pre.prefix_chars === "string"
+    )
+  ) {
+    return "expected `pre_parser` to be null or the pre-parser's options";
+  }
   const tree = document.tree;
   if (!isJsonObject(tree) || !Array.isArray(tree.path) || tree.path.length !== 0) {
     return "expected `tree` to be the root parser";

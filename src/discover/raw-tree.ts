@@ -106,7 +106,20 @@ export interface IntrospectionResult {
     /** Installed version of the `conda-completion` distribution, or null. */
     distribution_version: string | null;
   };
+  /**
+   * conda's global pre-parser (`generate_pre_parser`), which reads its options from anywhere in
+   * argv before the first `--`, inside passed-through arguments too; null when conda has none.
+   */
+  pre_parser: RawPreParser | null;
   tree: RawParser;
+}
+
+/** The options of conda's global pre-parser and how argparse matches them. */
+export interface RawPreParser {
+  option_strings: string[];
+  /** Whether unique prefixes (`--verb`) match, as argparse's allow_abbrev. */
+  allow_abbrev: boolean;
+  prefix_chars: string;
 }
 
 /** The introspection script's document when it could not build conda's parser. */

@@ -60,7 +60,7 @@ export function paramTokens(param: Param, value: unknown): string[] {
  * Turns validated tool arguments into the argv that follows the conda executable: the command
  * path, options (those with open-ended value lists first, so a fixed option ends them), then
  * positionals in parse order. A `--` separates positionals only when an open-ended list would
- * otherwise swallow them.
+ * otherwise swallow them, and goes before a passthrough list whose command strips it.
  */
 export function buildArgv(command: CatalogCommand, args: Record<string, unknown>): string[] {
   const open: string[] = [];
@@ -70,7 +70,8 @@ export function buildArgv(command: CatalogCommand, args: Record<string, unknown>
   for (const param of command.params) {
     const tokens = paramTokens(param, args[param.name]);
     if (tokens.length === 0) continue;
-    if (param.shape.kind === "passthrough") passthrough = tokens;
+    if (param.shape.kind === "passthrough")
+      passthrough = param.shape.separator ? ["--", ...tokens] : tokens;
     else if (param.option === null) positionals.push(...tokens);
     else if (isVariableLength(param)) open.push(...tokens);
     else fixed.push(...tokens);

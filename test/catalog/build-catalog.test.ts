@@ -81,7 +81,13 @@ describe("the conda 26.7 reference tree", () => {
   test("argparse's required flag on '*' and REMAINDER positionals is not taken literally", () => {
     expect(byPath("install")?.params.find((p) => p.name === "packages")?.required).toBe(false);
     const run = byPath("run")?.params.find((p) => p.name === "executable_call");
-    expect(run?.shape).toEqual({ kind: "passthrough", greedy: false });
+    // conda's own run strips the `--` that goes before its command.
+    expect(run?.shape).toEqual({
+      kind: "passthrough",
+      greedy: false,
+      separator: true,
+      preParser: null,
+    });
     expect(run?.required).toBe(false);
     expect(byPath("compare")?.params.find((p) => p.name === "file")?.required).toBe(true);
   });
@@ -198,9 +204,10 @@ describe("representability", () => {
   });
 
   test("a greedy plugin parser becomes one opaque args array", () => {
-    const result = buildCatalog(tree([parser(["greet"], [], { greedy: true })]));
+    const preParser = { option_strings: ["--json"], allow_abbrev: true, prefix_chars: "-" };
+    const result = buildCatalog(tree([parser(["greet"], [], { greedy: true })]), { preParser });
     expect(result.commands[0]?.params.map((p) => [p.name, p.shape])).toEqual([
-      ["args", { kind: "passthrough", greedy: true }],
+      ["args", { kind: "passthrough", greedy: true, separator: false, preParser }],
     ]);
   });
 
