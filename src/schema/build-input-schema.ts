@@ -1,9 +1,14 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Arity, CatalogCommand, Param, ValueSpec } from "../catalog/catalog-types.ts";
+import { settingPartners } from "./setting-partners.ts";
 
-/** Longest accepted string value; Linux refuses single arguments over 128 KiB anyway. */
-export const MAX_STRING_LENGTH = 65_536;
+/**
+ * Longest accepted string value, in code points as JSON Schema's maxLength counts them. At four
+ * UTF-8 bytes each, plus the longest `--option=`, one argument stays under Linux's 128 KiB
+ * per-argument limit (MAX_ARG_STRLEN), so no accepted value fails to start with E2BIG.
+ */
+export const MAX_STRING_LENGTH = 32_000;
 /** Most values one array parameter accepts. */
 export const MAX_ARRAY_ITEMS = 1_024;
 /** Highest accepted count (`-v` given this many times). */
@@ -59,8 +64,8 @@ function stringSchema(placement: StringPlacement): AnySchema {
   const rule = STRING_RULES[placement];
   return v.pipe(
     v.string("a string"),
-    v.maxLength(MAX_STRING_LENGTH, `a string of at most ${MAX_STRING_LENGTH} characters`),
     v.regex(rule.pattern, rule.expected),
+    v.maxCodePoints(MAX_STRING_LENGTH, `a string of at most ${MAX_STRING_LENGTH} characters`),
   ) as AnySchema;
 }
 
@@ -164,14 +169,22 @@ export function describeParam(param: Param, command: CatalogCommand): string {
     parts.push(
       shape.greedy
         ? "Passed to the plugin unchanged."
-        : "Passed unchanged after all options; the first item must not start with '-'.",
+        : shape.separator
+          ? "Passed unchanged after all options and a '--'; the first item must not start with '-'."
+          : "Passed unchanged after all options; the first item must not start with '-'.",
     );
+    if (shape.preParser)
+      parts.push(
+        `conda itself reads ${shape.preParser.option_strings.join(", ")} (and their abbreviations) anywhere before a '--' item, so such items are refused before one.`,
+      );
   }
-  if (param.exclusiveGroup !== null) {
-    const others =
-      command.exclusiveGroups[param.exclusiveGroup]?.members.filter((m) => m !== param.name) ?? [];
-    if (others.length > 0) parts.push(`Cannot be combined with: ${others.join(", ")}.`);
-  }
+  const others = [
+    ...(param.exclusiveGroup === null
+      ? []
+      : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? [])),
+    ...settingPartners(command, param).map((p) => p.name),
+  ].filter((name) => name !== param.name);
+  if (others.length > 0) parts.push(`Cannot be combined with: ${others.join(", ")}.`);
   return parts.join(" ");
 }
 
@@ -194,7 +207,14 @@ export function buildInputSchema(command: CatalogCommand): ToolSchema {
     unknown,
     Record<string, unknown>
   >;
-  const converted = toJsonSchema(validator, { errorMode: "throw" }) as Record<string, unknown>;
+  const converted = toJsonSchema(validator, {
+    errorMode: "throw",
+    // JSON Schema's maxLength counts code points too.
+    overrideAction: ({ valibotAction, jsonSchema }) =>
+      valibotAction.type === "max_code_points"
+        ? { ...jsonSchema, maxLength: MAX_STRING_LENGTH }
+        : undefined,
+  }) as Record<string, unknown>;
   const { $schema: _dropped, ...rest } = converted;
   const groupNotes = command.exclusiveGroups
     .filter((g) => g.required)

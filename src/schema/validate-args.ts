@@ -1,8 +1,10 @@
 import * as v from "valibot";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
 import { isJsonObject } from "../is-json-object.ts";
-import { paramTokens } from "./build-argv.ts";
+import { buildArgv, paramTokens } from "./build-argv.ts";
 import type { ToolSchema } from "./build-input-schema.ts";
+import { preParsedOption } from "./pre-parsed-option.ts";
+import { settingPartners } from "./setting-partners.ts";
 
 /** One reason the arguments were refused: where, and what was expected there. */
 export interface ArgumentIssue {
@@ -78,6 +80,7 @@ export function validateArgs(
     ...sharedDestIssues(command, args),
     ...positionalIssues(command, args),
   ];
+  if (issues.length === 0) issues.push(...preParsedIssues(command, args));
   if (issues.length === 0) {
     const bytes = command.params.reduce(
       (sum, p) =>
@@ -124,29 +127,52 @@ function groupIssues(command: CatalogCommand, args: Record<string, unknown>): Ar
   return issues;
 }
 
-/**
- * Options that set the same conda setting (`--strict-channel-priority`, `--no-channel-priority`)
- * would leave it to argv order which one wins; JSON objects carry no order a client can rely on.
- * Options that add to one shared list combine and stay allowed.
- */
+/** At most one of the options that set one conda setting (see settingPartners). */
 function sharedDestIssues(command: CatalogCommand, args: Record<string, unknown>): ArgumentIssue[] {
-  const setters = command.params.filter(
-    (p) => !((p.shape.kind === "option" && p.shape.repeat) || p.shape.kind === "extend_const"),
-  );
-  const issues: ArgumentIssue[] = [];
-  for (const dest of new Set(setters.map((p) => p.dest))) {
-    const sharing = setters.filter((p) => p.dest === dest);
-    const given = sharing.filter((p) => isGiven(command, p.name, args));
-    if (given.length < 2) continue;
-    // An exclusive group over the same options already says so.
-    const group = given[0]?.exclusiveGroup ?? null;
-    if (group !== null && given.every((p) => p.exclusiveGroup === group)) continue;
-    issues.push({
-      path: `/${given[1]?.name}`,
-      message: `expected at most one of ${sharing.map((p) => p.name).join(", ")} (they set the same conda setting)`,
-    });
+  const given = command.params.filter((p) => isGiven(command, p.name, args));
+  for (const [index, param] of given.entries()) {
+    const partners = settingPartners(command, param);
+    const clash = given.slice(index + 1).find((p) => partners.includes(p));
+    if (clash) {
+      const names = [param, ...partners].map((p) => p.name).join(", ");
+      return [
+        {
+          path: `/${clash.name}`,
+          message: `expected at most one of ${names} (they set the same conda setting)`,
+        },
+      ];
+    }
   }
-  return issues;
+  return [];
+}
+
+/**
+ * conda pre-parses its global options (`--json`, `-v`, `--no-plugins`, ...) from anywhere in
+ * argv before the first `--`, passed-through items included: an item it would take is refused,
+ * since it would change conda itself, not reach the plugin.
+ */
+function preParsedIssues(command: CatalogCommand, args: Record<string, unknown>): ArgumentIssue[] {
+  const param = command.params.find((p) => p.shape.kind === "passthrough");
+  const items = param ? args[param.name] : undefined;
+  if (param?.shape.kind !== "passthrough" || !param.shape.preParser || !Array.isArray(items))
+    return [];
+  const argv = buildArgv(command, args);
+  const start = argv.length - items.length;
+  const end = argv.indexOf("--");
+  for (const [index, item] of (items as string[]).entries()) {
+    if (end !== -1 && end < start + index) break;
+    if (preParsedOption(item, param.shape.preParser) !== null) {
+      // The option is not named: it may be the very text that was sent.
+      return [
+        {
+          path: `/${param.name}/${index}`,
+          message:
+            "expected an item that conda would not read as one of its own global options (it reads them anywhere before a '--' item)",
+        },
+      ];
+    }
+  }
+  return [];
 }
 
 function positionalIssues(command: CatalogCommand, args: Record<string, unknown>): ArgumentIssue[] {

@@ -20,8 +20,8 @@ const WELL_FORMED = /^(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
 function boundedString(max: number, what: string) {
   return v.pipe(
     v.string("a string"),
-    v.maxLength(max, `${what} of at most ${max} characters`),
     v.regex(WELL_FORMED, "a string without NUL or unpaired surrogates"),
+    v.maxCodePoints(max, `${what} of at most ${max} characters`),
   );
 }
 

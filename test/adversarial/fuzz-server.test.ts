@@ -26,7 +26,9 @@ beforeAll(async () => {
     timeoutMs: 60_000,
     platform: process.platform,
   });
-  commands = buildCatalog(tree.tree).commands.filter((c) => c.status === "tool");
+  commands = buildCatalog(tree.tree, { preParser: tree.pre_parser }).commands.filter(
+    (c) => c.status === "tool",
+  );
   for (const command of commands) {
     const options = rawParserAt(tree.tree, command.path).actions.flatMap((a) => a.option_strings);
     optionStringsOf.set(command, options);

@@ -1,8 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
+import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
+import { runProcess } from "../../src/execute/run-process.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
-import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
+import { buildInputSchema, MAX_STRING_LENGTH } from "../../src/schema/build-input-schema.ts";
+import { settingPartners } from "../../src/schema/setting-partners.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
@@ -22,6 +25,16 @@ function issuesFor(path: string, args: unknown) {
   const cmd = command(path);
   const result = validateArgs(cmd, buildInputSchema(cmd), args);
   return result.success ? [] : result.issues;
+}
+
+/** Arguments that give two params, each with a plain valid value. */
+function bothGiven(a: Param, b: Param): Record<string, unknown> {
+  const value = (p: Param) => {
+    const shape = p.shape;
+    if (shape.kind !== "option") return true;
+    return shape.value.choices?.[0] ?? "x";
+  };
+  return { [a.name]: value(a), [b.name]: value(b) };
 }
 
 describe("args → argv", () => {
@@ -69,7 +82,8 @@ describe("args → argv", () => {
     [
       "run",
       { name: "base", executable_call: ["python", "-c", "print(1)", "--json"] },
-      ["run", "--name=base", "python", "-c", "print(1)", "--json"],
+      // After the `--` (which conda's run strips), conda's pre-parser cannot take `--json`.
+      ["run", "--name=base", "--", "python", "-c", "print(1)", "--json"],
     ],
     [
       "env config vars set",
@@ -184,6 +198,56 @@ describe("validation errors", () => {
     expect(
       issuesFor("install", { channel: ["a"], use_local: true, override_channels: true }),
     ).toEqual([]);
+  });
+
+  test("every pair of options the server refuses together is named in both descriptions", () => {
+    const pairs: string[] = [];
+    for (const tool of tools) {
+      const properties = buildInputSchema(tool).jsonSchema.properties as Record<
+        string,
+        { description?: string }
+      >;
+      for (const param of tool.params) {
+        for (const other of settingPartners(tool, param)) {
+          pairs.push(`${tool.toolName}: ${param.name} + ${other.name}`);
+          expect(issuesFor(tool.path.join(" "), bothGiven(param, other))).not.toEqual([]);
+          expect(properties[param.name]?.description).toContain(other.name);
+        }
+      }
+    }
+    // The three conda 26.7 has outside exclusive groups, each seen from both sides.
+    expect(pairs).toEqual(
+      expect.arrayContaining([
+        "conda_install: strict_channel_priority + no_channel_priority",
+        "conda_install: no_channel_priority + strict_channel_priority",
+        "conda_env_create: environment_specifier + format",
+        "conda_init: user + no_user",
+      ]),
+    );
+  });
+
+  test("string limits count code points, as JSON Schema does, and every accepted value can be spawned", async () => {
+    const longest = "😀".repeat(MAX_STRING_LENGTH);
+    const schema = buildInputSchema(command("create")).jsonSchema.properties.name as {
+      maxLength?: number;
+    };
+    expect(schema.maxLength).toBe(MAX_STRING_LENGTH);
+    expect(issuesFor("create", { name: longest })).toEqual([]);
+    expect(issuesFor("create", { name: `${longest}x` })).toEqual([
+      { path: "/name", message: `expected a string of at most ${MAX_STRING_LENGTH} characters` },
+    ]);
+    const token = argvFor("create", { name: longest }).at(-1) ?? "";
+    // Four bytes a code point stay under the 128 KiB a single argument may have on Linux.
+    const run = await runProcess(
+      {
+        command: join(import.meta.dir, "..", "fixtures", "bin", "echo-argv"),
+        argv: [token],
+        env: {},
+      },
+      { platform: process.platform, timeoutMs: 30_000, maxOutputBytes: 1024 * 1024 },
+    );
+    expect(run.exit_code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([token]);
   });
 
   test("a non-object input is refused at the root", () => {
