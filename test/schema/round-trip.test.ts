@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
-import { discover } from "../../src/discover/discover.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { argsArb } from "../support/arbitrary-args.ts";
+import { condaDomainArb } from "../support/conda-domains.ts";
 import { findParseMismatches } from "../support/find-parse-mismatches.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
+import {
+  describeRealConda,
+  makeRealCondaSandbox,
+  type RealCondaSandbox,
+} from "../support/real-conda.ts";
 
 const RUNS_PER_TOOL = 40;
-const realConda = process.env.CONDA_MCP_TEST_CONDA;
 
 let fixture: FixtureConda;
 
@@ -35,11 +36,13 @@ async function roundTrip(
   env: Record<string, string | undefined>,
   tree: IntrospectionResult,
 ) {
-  const tools = buildCatalog(tree.tree).commands.filter((c) => c.status === "tool");
+  const tools = buildCatalog(tree.tree, { preParser: tree.pre_parser }).commands.filter(
+    (c) => c.status === "tool",
+  );
   const cases: { command: CatalogCommand; args: Record<string, unknown>; argv: string[] }[] = [];
   for (const [index, command] of tools.entries()) {
     const schema = buildInputSchema(command);
-    for (const args of fc.sample(argsArb(command), {
+    for (const args of fc.sample(argsArb(command, condaDomainArb(tree.tree, command)), {
       numRuns: RUNS_PER_TOOL,
       seed: 1000 + index,
     })) {
@@ -75,28 +78,19 @@ describe("generated arguments survive the target's own argparse", () => {
     expect(tools).toBeGreaterThan(25);
     expect(failures.slice(0, 10)).toEqual([]);
   }, 180_000);
+});
 
-  test.skipIf(!realConda)(
-    "every generated tool of a real conda parses back too (skipped unless CONDA_MCP_TEST_CONDA names a conda)",
-    async () => {
-      // A private HOME: conda must not see or touch the user's files.
-      const home = await mkdtemp(join(tmpdir(), "conda-mcp-real-home-"));
-      try {
-        const env = { ...process.env, HOME: home };
-        const discovery = await discover({
-          explicitPath: realConda ?? null,
-          env,
-          platform: process.platform,
-          timeoutMs: 120_000,
-          cacheDir: null,
-        });
-        const { tools, failures } = await roundTrip(discovery.python, env, discovery.introspection);
-        expect(tools).toBeGreaterThan(20);
-        expect(failures.slice(0, 10)).toEqual([]);
-      } finally {
-        await rm(home, { recursive: true, force: true });
-      }
-    },
-    300_000,
-  );
+describeRealConda("generated arguments survive the real conda's own parsing", () => {
+  let sandbox: RealCondaSandbox;
+  beforeAll(async () => {
+    sandbox = await makeRealCondaSandbox();
+  });
+  afterAll(() => sandbox?.cleanup());
+
+  test("every generated tool parses back to exactly the intended values, global pre-parse included", async () => {
+    const { discovery, env } = sandbox;
+    const { tools, failures } = await roundTrip(discovery.python, env, discovery.introspection);
+    expect(tools).toBeGreaterThan(30);
+    expect(failures.slice(0, 10)).toEqual([]);
+  }, 300_000);
 });

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import type { Arity, CatalogCommand, Param, ValueSpec } from "../../src/catalog/catalog-types.ts";
 import { paramTokens } from "../../src/schema/build-argv.ts";
+import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
 
 /** Strings that look like trouble on a command line, none of them option-like as a whole. */
 const AWKWARD = [
@@ -37,28 +38,44 @@ function textArb(separateToken: boolean): fc.Arbitrary<string> {
     : anyText.filter((s) => s !== "--");
 }
 
-function scalarArb(value: ValueSpec, separateToken: boolean): fc.Arbitrary<string | number> {
+/**
+ * Values of a param's own domain that conda checks beyond argparse (package specs, environment
+ * names): given for a param, they replace the generic strings of its scalar values.
+ */
+export type DomainArb = (param: Param) => fc.Arbitrary<string> | null;
+
+function scalarArb(
+  value: ValueSpec,
+  separateToken: boolean,
+  domain: fc.Arbitrary<string> | null = null,
+): fc.Arbitrary<string | number> {
   if (value.choices !== null) return fc.constantFrom(...value.choices);
+  if (domain !== null && value.type === "string") return domain;
   if (value.type === "integer") return fc.integer({ min: -1000, max: 1_000_000 });
   if (value.type === "number")
     return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
   return textArb(separateToken);
 }
 
-function occurrenceArb(arity: Arity, value: ValueSpec, positional: boolean): fc.Arbitrary<unknown> {
+function occurrenceArb(
+  arity: Arity,
+  value: ValueSpec,
+  positional: boolean,
+  domain: fc.Arbitrary<string> | null,
+): fc.Arbitrary<unknown> {
   switch (arity.kind) {
     case "one":
-      return scalarArb(value, positional);
+      return scalarArb(value, positional, domain);
     case "optional":
       return positional
-        ? scalarArb(value, true)
-        : fc.oneof(fc.constant(true), scalarArb(value, false));
+        ? scalarArb(value, true, domain)
+        : fc.oneof(fc.constant(true), scalarArb(value, false, domain));
     case "any":
-      return fc.array(scalarArb(value, true), { maxLength: 3 });
+      return fc.array(scalarArb(value, true, domain), { maxLength: 3 });
     case "some":
-      return fc.array(scalarArb(value, true), { minLength: 1, maxLength: 3 });
+      return fc.array(scalarArb(value, true, domain), { minLength: 1, maxLength: 3 });
     case "exactly":
-      return fc.array(scalarArb(value, arity.count > 1 || positional), {
+      return fc.array(scalarArb(value, arity.count > 1 || positional, domain), {
         minLength: arity.count,
         maxLength: arity.count,
       });
@@ -66,8 +83,9 @@ function occurrenceArb(arity: Arity, value: ValueSpec, positional: boolean): fc.
 }
 
 /** An arbitrary valid value for one param. */
-export function paramArb(param: Param): fc.Arbitrary<unknown> {
+export function paramArb(param: Param, domainArb: DomainArb = () => null): fc.Arbitrary<unknown> {
   const shape = param.shape;
+  const domain = domainArb(param);
   switch (shape.kind) {
     case "flag":
     case "toggle":
@@ -76,18 +94,28 @@ export function paramArb(param: Param): fc.Arbitrary<unknown> {
       return fc.integer({ min: 0, max: 4 });
     case "option":
       return shape.repeat
-        ? fc.array(occurrenceArb(shape.arity, shape.value, false), { maxLength: 3 })
-        : occurrenceArb(shape.arity, shape.value, false);
+        ? fc.array(occurrenceArb(shape.arity, shape.value, false, domain), { maxLength: 3 })
+        : occurrenceArb(shape.arity, shape.value, false, domain);
     case "extend_const":
-      return fc.array(scalarArb(shape.value, true), { maxLength: 3 });
+      return fc.array(scalarArb(shape.value, true, domain), { maxLength: 3 });
     case "positional":
-      return occurrenceArb(shape.arity, shape.value, true);
-    case "passthrough":
-      return shape.greedy
+      return occurrenceArb(shape.arity, shape.value, true, domain);
+    case "passthrough": {
+      const items = shape.greedy
         ? fc.array(anyText, { maxLength: 4 })
         : fc
             .tuple(textArb(true), fc.array(anyText, { maxLength: 3 }))
             .map(([first, rest]) => [first, ...rest]);
+      const preParser = shape.preParser;
+      if (preParser === null) return items;
+      // conda would read these items itself: before a `--`, leave out what its pre-parser takes.
+      return items.map((list) => {
+        const end = list.indexOf("--");
+        return list.filter(
+          (item, i) => (end !== -1 && i > end) || !preParsedOption(item, preParser),
+        );
+      });
+    }
   }
 }
 
@@ -96,10 +124,13 @@ export function paramArb(param: Param): fc.Arbitrary<unknown> {
  * group and one param per shared dest (the last would win), exactly one member of a required
  * group, and positionals given left to right.
  */
-export function argsArb(command: CatalogCommand): fc.Arbitrary<Record<string, unknown>> {
+export function argsArb(
+  command: CatalogCommand,
+  domainArb: DomainArb = () => null,
+): fc.Arbitrary<Record<string, unknown>> {
   const entries: Record<string, fc.Arbitrary<unknown>> = {};
   for (const param of command.params)
-    entries[param.name] = fc.option(paramArb(param), { nil: undefined });
+    entries[param.name] = fc.option(paramArb(param, domainArb), { nil: undefined });
   const choices = command.exclusiveGroups.map((g) => fc.constantFrom(...g.members));
   return fc.tuple(fc.record(entries), fc.tuple(...choices)).map(([raw, chosen]) => {
     const args: Record<string, unknown> = {};
@@ -115,7 +146,7 @@ export function argsArb(command: CatalogCommand): fc.Arbitrary<Record<string, un
       const given = (v: unknown) => v !== undefined && paramTokens(param, v).length > 0;
       const value =
         mustGive && !given(raw[param.name])
-          ? fc.sample(paramArb(param).filter(given), { numRuns: 1, seed: 1 })[0]
+          ? fc.sample(paramArb(param, domainArb).filter(given), { numRuns: 1, seed: 1 })[0]
           : raw[param.name];
       if (value === undefined || paramTokens(param, value).length === 0) {
         if (param.option === null) positionalGap = true;

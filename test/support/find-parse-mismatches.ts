@@ -1,5 +1,6 @@
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
 import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import { paramTokens } from "../../src/schema/build-argv.ts";
 import type { ParseOutcome } from "./parse-with-target.ts";
 
 const NULL = { $null: true };
@@ -13,6 +14,19 @@ export function rawParserAt(root: RawParser, path: string[]): RawParser {
     node = next;
   }
   return node;
+}
+
+/** The options of the root parser and of every parser on the way to a command. */
+function optionsOnPath(root: RawParser, path: string[]): RawAction[] {
+  const parsers = path.map((_, i) => rawParserAt(root, path.slice(0, i + 1)));
+  return [root, ...parsers].flatMap((parser) =>
+    parser.actions.filter(
+      (a) =>
+        a.option_strings.length > 0 &&
+        !a.default_is_suppress &&
+        !a.mro.some((m) => m === "argparse._HelpAction" || m === "argparse._VersionAction"),
+    ),
+  );
 }
 
 /** The argparse action a param was generated from (options by option string, positionals by dest). */
@@ -96,17 +110,40 @@ export function findParseMismatches(
     return [`${JSON.stringify(argv)} was refused: ${outcome?.stderr.trim().split("\n").pop()}`];
   }
   const failures: string[] = [];
-  for (const param of command.params) {
-    if (!(param.name in args)) continue;
+  const given = command.params.filter((p) => p.name in args);
+  // Options that share a dest combine their lists or let the last win (conda keys them by
+  // option string): only their own dest is exempt from the check below.
+  const sharesDest = (p: Param) => given.some((q) => q !== p && q.dest === p.dest);
+  for (const param of given) {
+    if (sharesDest(param)) continue;
     const greedy = param.shape.kind === "passthrough" && param.shape.greedy;
     const dest = greedy ? "_args" : param.dest;
     // A greedy parser has no action: conda hands it the leftover arguments as they are.
     const expected = greedy
       ? args[param.name]
       : expectedValue(rawActionOf(root, command, param), param, args[param.name]);
-    if (!Bun.deepEquals(outcome.namespace[dest], expected)) {
+    let got = outcome.namespace[dest];
+    // Depending on the Python, argparse keeps the `--` before the command that conda's run strips.
+    if (param.shape.kind === "passthrough" && param.shape.separator && Array.isArray(got))
+      got = got[0] === "--" ? got.slice(1) : got;
+    if (!Bun.deepEquals(got, expected)) {
       failures.push(
-        `${command.toolName} ${param.name}: argv ${JSON.stringify(argv)} gave ${JSON.stringify(outcome.namespace[dest])}, wanted ${JSON.stringify(expected)}`,
+        `${command.toolName} ${param.name}: argv ${JSON.stringify(argv)} gave ${JSON.stringify(got)}, wanted ${JSON.stringify(expected)}`,
+      );
+    }
+  }
+  // No setting may change that no argument asked for (a passed-through `--json` would).
+  const givenDests = new Set(
+    command.params.filter((p) => paramTokens(p, args[p.name]).length > 0).map((p) => p.dest),
+  );
+  for (const action of optionsOnPath(root, command.path)) {
+    // Of options sharing a dest, argparse takes the default of the first.
+    if (givenDests.has(action.dest)) continue;
+    givenDests.add(action.dest);
+    const got = outcome.namespace[action.dest];
+    if (!Bun.deepEquals(got, defaultOf(action))) {
+      failures.push(
+        `${command.toolName}: argv ${JSON.stringify(argv)} set ${action.option_strings.join("/")} to ${JSON.stringify(got)}, which no argument asked for`,
       );
     }
   }

@@ -1,17 +1,18 @@
-"""Parse many argvs with the target conda's own parser, for round-trip tests.
+"""Parse many argvs the way the target conda parses them, for round-trip (fidelity) tests.
 
 Usage: python -B parse-with-target.py <path of src/discover/introspect.py>, with a JSON list of
 argvs (lists of strings, without the leading `conda`) on stdin. Prints one JSON list: per argv
 `{"ok": true, "namespace": {...}}` or `{"ok": false, "exit_code": N, "stderr": "...", "stdout": "..."}`.
 
-The parser is built once by introspect.py's build_parser(), so exactly as the introspection saw
-it. What conda's main_subshell does per call is mimicked where it changes the namespace: global
-flags (-v, --json, --debug, --trace, --no-plugins) are pre-parsed from the whole argv with
-conda's pre-parser, that namespace is passed into the main parse, and pre-parsed values win over
-a subcommand's NULL defaults (conda's `override_args`). Not mimicked: `--no-plugins` does not
-rebuild the parser without external plugins. Namespace values: NULL → {"$null": true}, enums →
-their value, tuples → lists, a plugin subcommand object → {"$plugin": name}, anything else that is
-not JSON → {"$repr": repr}.
+Nothing of conda's parsing is imitated: each argv goes through conda's own
+`conda.cli.main.main_subshell` (global pre-parse, context, `--no-plugins`, parser build, parse,
+the pre-parsed overrides) in a forked child, and a post-parse hook captures the namespace and
+stops the child before the command would run. Forking keeps every argv's context and plugin
+state apart (`--no-plugins` disables plugins for the rest of a process). An exception raised
+while parsing (conda's MatchSpec check, say) is a refusal with exit code 1.
+
+Namespace values: NULL -> {"$null": true}, enums -> their value, tuples -> lists, a plugin
+subcommand object -> {"$plugin": name}, anything else that is not JSON -> {"$repr": repr}.
 """
 
 import contextlib
@@ -20,9 +21,8 @@ import io
 import json
 import os
 import sys
+import traceback
 from enum import Enum
-
-GLOBAL_FLAGS = ("json", "debug", "trace", "verbosity")
 
 
 def load_introspect(path):
@@ -48,6 +48,60 @@ def plain(value, is_null):
     return {"$repr": repr(value)}
 
 
+class Parsed(BaseException):
+    """Raised by the post-parse hook: parsing is done, the command must not run."""
+
+    def __init__(self, namespace):
+        super().__init__("parsed")
+        self.namespace = namespace
+
+
+def parse_one(main_subshell, argv, is_null):
+    out, err = io.StringIO(), io.StringIO()
+
+    def capture(args, _parser):
+        raise Parsed(args)
+
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main_subshell(*argv, post_parse_hook=capture)
+    except Parsed as parsed:
+        namespace = vars(parsed.namespace)
+        return {
+            "ok": True,
+            "namespace": {key: plain(value, is_null) for key, value in sorted(namespace.items())},
+        }
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+        return {"ok": False, "exit_code": code, "stderr": err.getvalue(), "stdout": out.getvalue()}
+    except BaseException:
+        err.write(traceback.format_exc())
+        return {"ok": False, "exit_code": 1, "stderr": err.getvalue(), "stdout": out.getvalue()}
+    return {"ok": False, "exit_code": 0, "stderr": "the command ran", "stdout": out.getvalue()}
+
+
+def in_child(main_subshell, argv, is_null):
+    """One parse in a forked child, so no state of it (context, plugins) reaches the next."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            data = json.dumps(parse_one(main_subshell, argv, is_null)).encode()
+        except BaseException:
+            data = json.dumps(
+                {"ok": False, "exit_code": 1, "stderr": traceback.format_exc(), "stdout": ""}
+            ).encode()
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
 def main():
     introspect_path = sys.argv[1]
     # The script's own folder must not shadow anything the target imports.
@@ -57,45 +111,16 @@ def main():
     real_stdout = sys.stdout
     sys.stdout = sys.stderr
     introspect = load_introspect(introspect_path)
-    parser, _version, _context = introspect.build_parser()
+    # Import and build once in the parent, so every child starts warm.
+    introspect.build_parser()
     nulls = introspect.find_null_sentinels()
 
     def is_null(value):
         return any(value is null for null in nulls)
 
-    from conda.cli import conda_argparse
+    from conda.cli.main import main_subshell
 
-    pre_parser = None
-    if callable(getattr(conda_argparse, "generate_pre_parser", None)):
-        pre_parser = introspect.call_flexibly(conda_argparse.generate_pre_parser, add_help=False)
-
-    results = []
-    for argv in argvs:
-        out, err = io.StringIO(), io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                pre_args = None
-                overrides = {}
-                if pre_parser is not None:
-                    pre_args, _unknown = pre_parser.parse_known_args(list(argv))
-                    overrides = {name: getattr(pre_args, name, None) for name in GLOBAL_FLAGS}
-                namespace = parser.parse_args(list(argv), namespace=pre_args)
-                for name, value in overrides.items():
-                    if not is_null(value) and is_null(getattr(namespace, name, None)):
-                        setattr(namespace, name, value)
-            results.append(
-                {
-                    "ok": True,
-                    "namespace": {
-                        key: plain(value, is_null) for key, value in sorted(vars(namespace).items())
-                    },
-                }
-            )
-        except SystemExit as exit:
-            code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
-            results.append(
-                {"ok": False, "exit_code": code, "stderr": err.getvalue(), "stdout": out.getvalue()}
-            )
+    results = [in_child(main_subshell, argv, is_null) for argv in argvs]
     real_stdout.write(json.dumps(results))
     real_stdout.write("\n")
 

@@ -1,0 +1,111 @@
+import { describe } from "bun:test";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Discovery, discover } from "../../src/discover/discover.ts";
+import { runProcess } from "../../src/execute/run-process.ts";
+
+/**
+ * The real conda the suite may use: `CONDA_MCP_TEST_CONDA` names its executable (CI builds one
+ * from the team's real-conda kit; a user may name their own). Unset, real-conda tests skip.
+ */
+export const REAL_CONDA: string | null = process.env.CONDA_MCP_TEST_CONDA || null;
+
+/**
+ * `describe` for tests that need the real conda: their names end in `[real conda]` (CI counts
+ * them), and without CONDA_MCP_TEST_CONDA they are skipped with a name that says why.
+ */
+export function describeRealConda(name: string, body: () => void): void {
+  const label = REAL_CONDA
+    ? `${name} [real conda]`
+    : `${name} [real conda] (skipped: CONDA_MCP_TEST_CONDA names no conda)`;
+  describe.skipIf(!REAL_CONDA)(label, body);
+}
+
+/**
+ * A private place to run the real conda: its own HOME (no `~/.condarc`, environments.txt or
+ * caches of the user's), its own envs and pkgs folders, and a local channel of tiny packages, so
+ * a test touches nothing of the conda's owner except what conda writes beside its own root.
+ */
+export interface RealCondaSandbox {
+  condaExe: string;
+  discovery: Discovery;
+  /** The temporary folder holding home/, envs/, pkgs/ and channel/; removed by cleanup(). */
+  root: string;
+  home: string;
+  envsDir: string;
+  pkgsDir: string;
+  /** `file://` URL of the sandbox channel (tinyhello 1.0/1.1, tinyworld 1.0; noarch). */
+  channel: string;
+  /** The complete environment for conda and for the server that runs it. */
+  env: Record<string, string>;
+  /** Runs conda directly (not through the server) with the sandbox environment. */
+  conda(args: string[], options?: { cwd?: string }): Promise<CondaRun>;
+  cleanup(): Promise<void>;
+}
+
+/** What a direct conda run printed. */
+export interface CondaRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const CHANNEL_SCRIPT = join(import.meta.dir, "make-test-channel.py");
+
+/** Builds a sandbox around the real conda; call only when REAL_CONDA is set. */
+export async function makeRealCondaSandbox(): Promise<RealCondaSandbox> {
+  if (!REAL_CONDA) throw new Error("CONDA_MCP_TEST_CONDA is not set");
+  const condaExe = REAL_CONDA;
+  const root = await mkdtemp(join(tmpdir(), "conda-mcp-real-"));
+  const home = join(root, "home");
+  const envsDir = join(root, "envs");
+  const pkgsDir = join(root, "pkgs");
+  const channelDir = join(root, "channel");
+  await Promise.all([home, envsDir, pkgsDir].map((dir) => mkdir(dir, { recursive: true })));
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    CONDA_ENVS_DIRS: envsDir,
+    CONDA_PKGS_DIRS: pkgsDir,
+    // Nothing in these tests may reach a network.
+    CONDA_OFFLINE: "true",
+  };
+  try {
+    const discovery = await discover({
+      explicitPath: condaExe,
+      env,
+      platform: process.platform,
+      timeoutMs: 120_000,
+      cacheDir: null,
+    });
+    const run = async (argv: string[], timeoutMs: number, cwd?: string): Promise<CondaRun> => {
+      const [command = "", ...rest] = argv;
+      const result = await runProcess(
+        { command, argv: rest, env, ...(cwd ? { cwd } : {}) },
+        { platform: process.platform, timeoutMs, maxOutputBytes: 16 * 1024 * 1024 },
+      );
+      return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
+    };
+    const made = await run([discovery.python, "-B", CHANNEL_SCRIPT, channelDir], 60_000);
+    if (made.exitCode !== 0) throw new Error(`make-test-channel.py failed: ${made.stderr}`);
+    const conda = (args: string[], options: { cwd?: string } = {}) =>
+      run([...discovery.condaArgv, ...args], 300_000, options.cwd);
+    return {
+      condaExe,
+      discovery,
+      root,
+      home,
+      envsDir,
+      pkgsDir,
+      channel: `file://${channelDir}`,
+      env,
+      conda,
+      cleanup: () => rm(root, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
