@@ -9,6 +9,11 @@ import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { rawParserAt } from "../support/find-parse-mismatches.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import {
+  describeRealConda,
+  makeRealCondaSandbox,
+  type RealCondaSandbox,
+} from "../support/real-conda.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 import { hostileArgsArb, submittedStrings } from "./hostile-input-arb.ts";
 
@@ -18,14 +23,11 @@ const REFUSALS_PER_TOOL = 6;
 let fixture: FixtureConda;
 let server: RunningServer;
 let commands: CatalogCommand[];
+const optionStringsOf = new Map<CatalogCommand, string[]>();
 
-beforeAll(async () => {
-  fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
-  const tree = await introspect(fixture.python, {
-    env: fixture.env,
-    timeoutMs: 60_000,
-    platform: process.platform,
-  });
+/** Starts a server on a conda and learns its tools and each command's option strings. */
+async function serveConda(condaExe: string, python: string, env: Record<string, string>) {
+  const tree = await introspect(python, { env, timeoutMs: 60_000, platform: process.platform });
   commands = buildCatalog(tree.tree, { preParser: tree.pre_parser }).commands.filter(
     (c) => c.status === "tool",
   );
@@ -33,15 +35,8 @@ beforeAll(async () => {
     const options = rawParserAt(tree.tree, command.path).actions.flatMap((a) => a.option_strings);
     optionStringsOf.set(command, options);
   }
-  server = await startServer({ conda: fixture.condaExe, env: fixture.env });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.close();
-  await fixture?.cleanup();
-});
-
-const optionStringsOf = new Map<CatalogCommand, string[]>();
+  server = await startServer({ conda: condaExe, env });
+}
 
 function text(result: CallToolResult): string {
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
@@ -60,56 +55,72 @@ async function call(name: string, args: unknown): Promise<CallToolResult> {
   )) as CallToolResult;
 }
 
-describe("hostile tool arguments through the real server over stdio", () => {
-  test("every refusal reaches the client as the same path-naming tool error, and the server keeps serving", async () => {
-    let sent = 0;
-    for (const [index, command] of commands.entries()) {
-      const name = command.toolName as string;
-      const schema = buildInputSchema(command);
-      const refusals = fc
-        .sample(hostileArgsArb(command, optionStringsOf.get(command) ?? []), {
-          numRuns: 400,
-          seed: SEED + index,
-        })
-        .filter(
-          (input): input is Record<string, unknown> =>
-            input !== null && typeof input === "object" && !Array.isArray(input),
-        )
-        .map((input) => ({
-          input,
-          expected: validateArgs(command, schema, withoutProtoKey(input)),
-        }))
-        .filter(({ expected }) => !expected.success)
-        .slice(0, REFUSALS_PER_TOOL);
-      expect(refusals.length).toBe(REFUSALS_PER_TOOL);
-      const results = await Promise.all(refusals.map(({ input }) => call(name, input)));
-      for (const [i, result] of results.entries()) {
-        const { input, expected } = refusals[i] as (typeof refusals)[number];
-        if (expected.success) continue;
-        expect(result.isError).toBe(true);
-        expect(result.structuredContent).toBeUndefined();
-        expect(text(result)).toBe(
-          [
-            `Invalid arguments for ${name}:`,
-            ...expected.issues.map((issue) => `- ${issue.path}: ${issue.message}`),
-          ].join("\n"),
-        );
-        const vocabulary = [
-          `Invalid arguments for ${name}`,
-          JSON.stringify(schema.jsonSchema),
-          ...Object.keys(input),
-        ].join("\n");
-        for (const value of submittedStrings(input)) {
-          if (value.length >= 4 && !vocabulary.includes(value))
-            expect(text(result)).not.toContain(value);
-        }
-        sent++;
+/** Hostile arguments for every tool of the served conda, through the server over stdio. */
+async function everyRefusalReachesTheClient(): Promise<void> {
+  let sent = 0;
+  for (const [index, command] of commands.entries()) {
+    const name = command.toolName as string;
+    const schema = buildInputSchema(command);
+    const refusals = fc
+      .sample(hostileArgsArb(command, optionStringsOf.get(command) ?? []), {
+        numRuns: 400,
+        seed: SEED + index,
+      })
+      .filter(
+        (input): input is Record<string, unknown> =>
+          input !== null && typeof input === "object" && !Array.isArray(input),
+      )
+      .map((input) => ({
+        input,
+        expected: validateArgs(command, schema, withoutProtoKey(input)),
+      }))
+      .filter(({ expected }) => !expected.success)
+      .slice(0, REFUSALS_PER_TOOL);
+    expect(refusals.length).toBe(REFUSALS_PER_TOOL);
+    const results = await Promise.all(refusals.map(({ input }) => call(name, input)));
+    for (const [i, result] of results.entries()) {
+      const { input, expected } = refusals[i] as (typeof refusals)[number];
+      if (expected.success) continue;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(text(result)).toBe(
+        [
+          `Invalid arguments for ${name}:`,
+          ...expected.issues.map((issue) => `- ${issue.path}: ${issue.message}`),
+        ].join("\n"),
+      );
+      const vocabulary = [
+        `Invalid arguments for ${name}`,
+        JSON.stringify(schema.jsonSchema),
+        ...Object.keys(input),
+      ].join("\n");
+      for (const value of submittedStrings(input)) {
+        if (value.length >= 4 && !vocabulary.includes(value))
+          expect(text(result)).not.toContain(value);
       }
+      sent++;
     }
-    expect(sent).toBe(commands.length * REFUSALS_PER_TOOL);
-    const info = await call("conda_info", { json: true });
-    expect((info.structuredContent as { exit_code: number }).exit_code).toBe(0);
-  }, 120_000);
+  }
+  expect(sent).toBe(commands.length * REFUSALS_PER_TOOL);
+  const info = await call("conda_info", { json: true });
+  expect((info.structuredContent as { exit_code: number }).exit_code).toBe(0);
+}
+
+describe("hostile tool arguments through the real server over stdio", () => {
+  beforeAll(async () => {
+    fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
+    await serveConda(fixture.condaExe, fixture.python, fixture.env);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await fixture?.cleanup();
+  });
+
+  test(
+    "every refusal reaches the client as the same path-naming tool error, and the server keeps serving",
+    everyRefusalReachesTheClient,
+    120_000,
+  );
 
   test("arguments that are not an object are an invalid-params protocol error", async () => {
     for (const args of [[], ["--json"], "--json", 5, null]) {
@@ -141,4 +152,22 @@ describe("hostile tool arguments through the real server over stdio", () => {
     expect(echoed.name).not.toBe("demo");
     expect(echoed.list_fields).toEqual(["name"]);
   }, 60_000);
+});
+
+describeRealConda("hostile tool arguments through the server on the real conda", () => {
+  let sandbox: RealCondaSandbox;
+  beforeAll(async () => {
+    sandbox = await makeRealCondaSandbox();
+    await serveConda(sandbox.condaExe, sandbox.discovery.python, sandbox.env);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await sandbox?.cleanup();
+  });
+
+  test(
+    "every refusal reaches the client as the same path-naming tool error, and the server keeps serving",
+    everyRefusalReachesTheClient,
+    180_000,
+  );
 });

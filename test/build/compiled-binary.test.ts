@@ -11,6 +11,11 @@ import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
 import { runCaptured } from "../../src/discover/run-captured.ts";
 import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import {
+  describeRealConda,
+  makeRealCondaSandbox,
+  type RealCondaSandbox,
+} from "../support/real-conda.ts";
 import { isMarked, markSnapshots } from "../support/snapshot-files.ts";
 import { startServer, withDeadline } from "../support/start-server.ts";
 
@@ -254,6 +259,51 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
     } finally {
       await warm.close();
     }
+  });
+
+  describeRealConda("on the real conda", () => {
+    let sandbox: RealCondaSandbox;
+    beforeAll(async () => {
+      sandbox = await makeRealCondaSandbox();
+    }, 120_000);
+    afterAll(() => sandbox?.cleanup());
+
+    test("an SDK client lists its tools and calls conda_info and conda_run", async () => {
+      const previous = process.env.CONDA_MCP_TEST_BINARY;
+      process.env.CONDA_MCP_TEST_BINARY = binary;
+      const starting = startServer({
+        conda: sandbox.condaExe,
+        env: sandbox.env,
+        args: ["--allow-exec"],
+      });
+      if (previous === undefined) delete process.env.CONDA_MCP_TEST_BINARY;
+      else process.env.CONDA_MCP_TEST_BINARY = previous;
+      const server = await withDeadline(starting, 60_000, "starting the binary");
+      try {
+        const names = (await server.client.listTools()).tools.map((t) => t.name);
+        expect(names).toEqual(
+          expect.arrayContaining(["conda_info", "conda_menuinst", "conda_run"]),
+        );
+        const info = (await server.client.callTool(
+          { name: "conda_info", arguments: { json: true } },
+          undefined,
+          { timeout: 120_000 },
+        )) as CallToolResult;
+        const out = info.structuredContent as { exit_code: number; parsed_json: unknown };
+        expect(out.exit_code).toBe(0);
+        expect((out.parsed_json as { conda_version?: string }).conda_version).toBe(
+          sandbox.discovery.introspection.conda_version,
+        );
+        const ran = (await server.client.callTool(
+          { name: "conda_run", arguments: { executable_call: ["echo", "-version", "--json"] } },
+          undefined,
+          { timeout: 120_000 },
+        )) as CallToolResult;
+        expect((ran.structuredContent as { stdout: string }).stdout).toBe("-version --json\n");
+      } finally {
+        await server.close();
+      }
+    }, 180_000);
   });
 });
 

@@ -1,30 +1,38 @@
-import { describe, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { discover } from "../../src/discover/discover.ts";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import {
+  describeRealConda,
+  makeRealCondaSandbox,
+  type RealCondaSandbox,
+} from "../support/real-conda.ts";
 
-// The one test that needs a real conda; it runs only when the machine offers one.
-const realConda = process.env.CONDA_MCP_TEST_CONDA;
+let sandbox: RealCondaSandbox;
 
-describe("a real conda", () => {
-  test.skipIf(!realConda)(
-    "is discovered and introspected (skipped unless CONDA_MCP_TEST_CONDA names a conda executable)",
-    async () => {
-      // A private HOME: conda must not see or touch the user's files.
-      const home = await mkdtemp(join(tmpdir(), "conda-mcp-real-home-"));
-      const discovery = await discover({
-        explicitPath: realConda ?? null,
-        env: { ...process.env, HOME: home },
-        platform: process.platform,
-        timeoutMs: 120_000,
-        cacheDir: null,
-      }).finally(() => rm(home, { recursive: true, force: true }));
-      const commands = discovery.introspection.tree.subcommands.map((sub) => sub.command);
-      expect(commands).toEqual(expect.arrayContaining(["create", "install", "env", "run", "list"]));
-      expect(discovery.introspection.conda_version).toMatch(/^\d+\./);
-      expect(discovery.fingerprint).toMatch(/^[0-9a-f]{64}$/);
-    },
-    180_000,
-  );
+beforeAll(async () => {
+  if (process.env.CONDA_MCP_TEST_CONDA) sandbox = await makeRealCondaSandbox();
+}, 120_000);
+afterAll(() => sandbox?.cleanup());
+
+describeRealConda("discovery", () => {
+  test("finds the interpreter and introspects the whole tree, external plugins included", async () => {
+    const { discovery } = sandbox;
+    const commands = discovery.introspection.tree.subcommands.map((sub) => sub.command);
+    expect(commands).toEqual(
+      expect.arrayContaining(["create", "install", "env", "run", "list", "menuinst", "completion"]),
+    );
+    expect(discovery.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(discovery.introspection.external_plugins.map((p) => p.project_name)).toEqual(
+      expect.arrayContaining(["menuinst", "conda-completion"]),
+    );
+    expect(discovery.introspection.pre_parser?.option_strings).toEqual(
+      expect.arrayContaining(["-v", "--verbose", "--json", "--no-plugins", "--debug", "--trace"]),
+    );
+  });
+
+  test("reports the version, root prefix and envs dirs conda itself reports", async () => {
+    const info = JSON.parse((await sandbox.conda(["info", "--json"])).stdout);
+    const { introspection } = sandbox.discovery;
+    expect(introspection.conda_version).toBe(info.conda_version);
+    expect(introspection.root_prefix).toBe(info.root_prefix);
+    expect(introspection.envs_dirs).toEqual(info.envs_dirs);
+  });
 });

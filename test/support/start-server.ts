@@ -23,6 +23,8 @@ export async function startServer(options: {
   conda: string | null;
   args?: string[];
   env: Record<string, string>;
+  /** Use the catalog cache and startup snapshot (in the env's cache folder); off by default. */
+  cache?: boolean;
 }): Promise<RunningServer> {
   const { command, args } = serverCommand();
   const transport = new StdioClientTransport({
@@ -30,7 +32,7 @@ export async function startServer(options: {
     args: [
       ...args,
       ...(options.conda === null ? [] : ["--conda", options.conda]),
-      "--no-cache",
+      ...(options.cache ? [] : ["--no-cache"]),
       ...(options.args ?? []),
     ],
     env: options.env,
