@@ -8,6 +8,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../../src/config.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import {
+  connectHttp,
+  type HttpServer,
+  startHttpServer as startHttp,
+} from "../support/start-http-server.ts";
 import { serverCommand, withDeadline } from "../support/start-server.ts";
 import { alive, pidsIn, waitFor } from "../support/watch-processes.ts";
 
@@ -27,69 +32,20 @@ let fixture: FixtureConda;
 let tokenFile: string;
 let server: HttpServer;
 
-/** A server process serving --http on an ephemeral loopback port. */
-interface HttpServer {
-  url: URL;
-  /** The token clients send: from the token file or the one printed at startup. */
-  token: string;
-  stderr(): string;
-  /** Sends the signal and resolves with the exit code. */
-  kill(signal: NodeJS.Signals): Promise<number>;
-}
-
 const started: HttpServer[] = [];
 
 async function startHttpServer(args: string[]): Promise<HttpServer> {
-  const { command, args: prefix } = serverCommand();
-  const proc = Bun.spawn(
-    [
-      command,
-      ...prefix,
-      "--conda",
-      fixture.condaExe,
-      "--no-cache",
-      "--http",
-      "127.0.0.1:0",
-      ...args,
-    ],
-    { env: fixture.env, stdin: "ignore", stdout: "ignore", stderr: "pipe" },
-  );
-  let stderr = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) stderr += decoder.decode(chunk, { stream: true });
-  })();
-  const listening = async () => {
-    for (;;) {
-      const url = /serving MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1];
-      if (url) return url;
-      if (proc.exitCode !== null) throw new Error(`server exited ${proc.exitCode}:\n${stderr}`);
-      await Bun.sleep(20);
-    }
-  };
-  const url = await withDeadline(listening(), 30_000, "HTTP server start");
-  const printed = /Bearer <token>"\): (\S+)/.exec(stderr)?.[1];
-  const handle: HttpServer = {
-    url: new URL(url),
-    token: printed ?? TOKEN,
-    stderr: () => stderr,
-    kill: async (signal) => {
-      if (proc.exitCode === null) proc.kill(signal);
-      return withDeadline(proc.exited, 30_000, `exit after ${signal}`);
-    },
-  };
+  const handle = await startHttp({
+    conda: fixture.condaExe,
+    env: fixture.env,
+    args,
+    fallbackToken: TOKEN,
+  });
   started.push(handle);
   return handle;
 }
 
-async function connect(target: HttpServer, token = target.token): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(target.url, {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: "conda-mcp-http-tests", version: "0.0.0" });
-  await withDeadline(client.connect(transport), 30_000, "connect over HTTP");
-  return client;
-}
+const connect = connectHttp;
 
 function post(
   target: HttpServer,
