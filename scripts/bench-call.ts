@@ -1,14 +1,14 @@
 #!/usr/bin/env bun
 // Per-call overhead: an MCP round trip (SDK client over stdio → compiled server → conda →
 // result) against spawning the same conda with the same argv directly, interleaved call by call.
-// One pair only: each fixture conda start costs ~0.2 s of Python, and `npm run bench` stays
+// One pair only: each conda start costs ~0.2 s of Python, and `npm run bench` stays
 // under three minutes on two cores.
 // Usage: bun scripts/bench-call.ts [--calls N] [--binary PATH]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import {
+  benchConda,
   benchDir,
   binaryUnderTest,
   deadline,
@@ -26,15 +26,15 @@ const callsAt = argv.indexOf("--calls");
 const CALLS = callsAt >= 0 ? Number(argv[callsAt + 1]) : 120;
 const WARMUP = 10;
 
-const fixture = await makeFixtureConda();
+const target = await benchConda(argv);
 const scratch = await benchDir();
 try {
   process.stderr.write(`building the host binary in ${scratch.dir} ...\n`);
   const binary = await binaryUnderTest(argv, scratch.dir);
   const transport = new StdioClientTransport({
     command: binary,
-    args: ["--conda", fixture.condaExe, "--no-cache", "--allow-exec"],
-    env: fixture.env,
+    args: ["--conda", target.condaExe, "--no-cache", "--allow-exec"],
+    env: target.env,
     stderr: "ignore",
   });
   const client = new Client({ name: "conda-mcp-bench", version: "0.0.0" });
@@ -55,7 +55,7 @@ try {
     return elapsed;
   };
   const direct = (args: string[], expected: string) => async () => {
-    const run = await timeRun([fixture.condaExe, ...args], fixture.env);
+    const run = await timeRun([target.condaExe, ...args], target.env);
     if (run.exitCode !== 0 || !run.stdout.includes(expected)) {
       throw new Error(`conda ${args.join(" ")} failed (exit ${run.exitCode})`);
     }
@@ -67,9 +67,9 @@ try {
     'MCP `conda_execute` `{"argv": ["--version"]}`': mcpCall(
       "conda_execute",
       { argv: ["--version"] },
-      "conda 26.7.0",
+      "conda ",
     ),
-    "direct `conda --version`": direct(["--version"], "conda 26.7.0"),
+    "direct `conda --version`": direct(["--version"], "conda "),
   };
   const stats = await sampleInterleaved(cases, { warmup: WARMUP, runs: CALLS });
   await client.close();
@@ -90,7 +90,7 @@ try {
       `+${ms(mcp.p50 - floor.p50)}`,
     ]);
   }
-  console.log(`Measured ${machineLine()}; fixture conda, compiled release binary.`);
+  console.log(`Measured ${machineLine()}; ${target.label}, compiled release binary.`);
   console.log(
     `Command: \`bun scripts/bench-call.ts --calls ${CALLS}\` (part of \`npm run bench\`)\n`,
   );
@@ -112,5 +112,5 @@ try {
   );
 } finally {
   await scratch.cleanup();
-  await fixture.cleanup();
+  await target.cleanup();
 }

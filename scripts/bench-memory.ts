@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import {
+  benchConda,
   benchDir,
   binaryUnderTest,
   deadline,
@@ -39,15 +39,15 @@ if (process.platform !== "linux") {
   process.exit(1);
 }
 
-const fixture = await makeFixtureConda();
+const target = await benchConda(argv);
 const scratch = await benchDir();
 try {
   process.stderr.write(`building the host binary in ${scratch.dir} ...\n`);
   const binary = await binaryUnderTest(argv, scratch.dir);
   const transport = new StdioClientTransport({
     command: binary,
-    args: ["--conda", fixture.condaExe, "--no-cache", "--allow-exec"],
-    env: fixture.env,
+    args: ["--conda", target.condaExe, "--no-cache", "--allow-exec"],
+    env: target.env,
     stderr: "ignore",
   });
   const client = new Client({ name: "conda-mcp-bench", version: "0.0.0" });
@@ -84,9 +84,9 @@ try {
     }
 
     const shell = (command: string) => ["/bin/sh", "-c", command];
-    const quoted = [fixture.condaExe, ...condaArgv].map((a) => `'${a}'`).join(" ");
-    const floor = await timeRun(shell(`${quoted} | cat > /dev/null`), fixture.env);
-    const raw = await timeRun(shell(`'${FLOOD}' ${BYTES} | cat > /dev/null`), fixture.env);
+    const quoted = [target.condaExe, ...condaArgv].map((a) => `'${a}'`).join(" ");
+    const floor = await timeRun(shell(`${quoted} | cat > /dev/null`), target.env);
+    const raw = await timeRun(shell(`'${FLOOD}' ${BYTES} | cat > /dev/null`), target.env);
     if (floor.exitCode !== 0 || raw.exitCode !== 0) throw new Error("a floor command failed");
     floorMs.push(floor.ms);
     rawFloorMs.push(raw.ms);
@@ -97,7 +97,7 @@ try {
   const mcp = summarize(mcpMs).p50;
   const floor = summarize(floorMs).p50;
   const rawFloor = summarize(rawFloorMs).p50;
-  console.log(`Measured ${machineLine()}; fixture conda, compiled release binary.`);
+  console.log(`Measured ${machineLine()}; ${target.label}, compiled release binary.`);
   console.log(
     `Command: \`bun scripts/bench-memory.ts --bytes ${BYTES} --runs ${RUNS}\` (part of \`npm run bench\`)\n`,
   );
@@ -144,5 +144,5 @@ try {
   );
 } finally {
   await scratch.cleanup();
-  await fixture.cleanup();
+  await target.cleanup();
 }

@@ -12,9 +12,9 @@ import { buildCatalog } from "../src/catalog/build-catalog.ts";
 import { discover } from "../src/discover/discover.ts";
 import { INTROSPECT_SOURCE } from "../src/discover/introspect.ts";
 import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
-import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../test/support/reference-tree.ts";
 import {
+  benchConda,
   benchDir,
   binaryUnderTest,
   helloWorld,
@@ -42,7 +42,7 @@ const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
 const CATALOG_ONLY = "compiled binary (release), catalog cache only";
 
-const fixture = await makeFixtureConda();
+const target = await benchConda(argv);
 const scratch = await benchDir();
 try {
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -61,8 +61,8 @@ try {
   );
 
   // A private cache folder: warm runs read the entry the first start writes.
-  const env = { ...fixture.env, XDG_CACHE_HOME: join(scratch.dir, "cache") };
-  const conda = ["--conda", fixture.condaExe];
+  const env = { ...target.env, XDG_CACHE_HOME: join(scratch.dir, "cache") };
+  const conda = ["--conda", target.condaExe];
   const servers: Record<string, string[]> = {
     [RELEASE]: [release, ...conda],
     "compiled binary (--no-bytecode)": [noBytecode, ...conda],
@@ -111,7 +111,7 @@ try {
   const firstCall = await sampleInterleaved(
     {
       [directInfo]: async () => {
-        const run = await timeRun([fixture.condaExe, "info", "--json"], env);
+        const run = await timeRun([target.condaExe, "info", "--json"], env);
         if (run.exitCode !== 0) throw new Error(`conda info failed (exit ${run.exitCode})`);
         return run.ms;
       },
@@ -130,7 +130,7 @@ try {
   const cold = await sampleInterleaved(
     {
       [pythonFloor]: async () => {
-        const run = await timeRun([fixture.python, "-B", "-"], introspectEnv, INTROSPECT_SOURCE);
+        const run = await timeRun([target.python, "-B", "-"], introspectEnv, INTROSPECT_SOURCE);
         if (run.exitCode !== 0 || !run.stdout.startsWith('{"ok": true')) {
           throw new Error(`introspect.py failed (exit ${run.exitCode})`);
         }
@@ -150,7 +150,7 @@ try {
   const pythonMs: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     const discovery = await discover({
-      explicitPath: fixture.condaExe,
+      explicitPath: target.condaExe,
       env,
       platform: process.platform,
       timeoutMs: 60_000,
@@ -225,7 +225,7 @@ try {
   const releaseWarm = warm[RELEASE] as Stats;
   const helloStats = warm[helloCompiled] as Stats;
   const overHello = releaseWarm.p50 - helloStats.p50;
-  console.log(`Measured ${machineLine()}; fixture conda (${sizes.fixture.tools} tools).`);
+  console.log(`Measured ${machineLine()}; ${target.label} (${sizes.served.tools} tools).`);
   console.log(
     `Command: \`bun scripts/bench-startup.ts --runs ${RUNS}\` (part of \`npm run bench\`)\n`,
   );
@@ -259,10 +259,10 @@ try {
       ["parser tree", "tools", "`tools/list` response", "tools array (JSON)"],
       [
         [
-          "fixture conda",
-          String(sizes.fixture.tools),
-          `${sizes.fixture.responseBytes} B`,
-          `${sizes.fixture.toolsBytes} B`,
+          target.label,
+          String(sizes.served.tools),
+          `${sizes.served.responseBytes} B`,
+          `${sizes.served.toolsBytes} B`,
         ],
         sizes.reference
           ? [
@@ -282,13 +282,13 @@ try {
   );
 } finally {
   await scratch.cleanup();
-  await fixture.cleanup();
+  await target.cleanup();
 }
 
-/** The served tools/list of the fixture, and the tools a conda 26.7 would get (not served). */
+/** The served tools/list of the measured conda, and the tools the recorded 26.7 tree would get. */
 async function toolsListSizes(command: string[], env: Record<string, string>) {
   const served = await timeToToolsList(command, env);
-  const fixtureSizes = {
+  const servedSizes = {
     tools: served.tools.length,
     responseBytes: served.responseBytes,
     toolsBytes: Buffer.byteLength(JSON.stringify(served.tools)),
@@ -307,5 +307,5 @@ async function toolsListSizes(command: string[], env: Record<string, string>) {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  return { fixture: fixtureSizes, reference };
+  return { served: servedSizes, reference };
 }

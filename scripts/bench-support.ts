@@ -1,9 +1,12 @@
 // Shared pieces of the benchmark scripts: timing loops, statistics, a raw JSON-RPC stdio driver,
 // a host binary to measure, and markdown output. Benchmarks are scripts, never tests.
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { resolvePython } from "../src/discover/resolve-python.ts";
+import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import { compileBinary } from "./build.ts";
 
 /** Order statistics of one measured quantity, in the unit it was sampled in. */
@@ -354,4 +357,57 @@ export function throughput(bytes: number, milliseconds: number): string {
   return perSecond >= 2 ** 30
     ? `${(perSecond / 2 ** 30).toFixed(2)} GiB/s`
     : `${(perSecond / 2 ** 20).toFixed(0)} MiB/s`;
+}
+
+/** The conda a benchmark measures against, with a private environment to run it in. */
+export interface BenchConda {
+  /** "real conda 26.7.2 (...)" or "fixture conda": goes into the printed figures. */
+  label: string;
+  condaExe: string;
+  python: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+const KIT_BUILD = join(import.meta.dir, "..", "..", "shared", "real-conda", "build.sh");
+
+/**
+ * The conda to measure: `--conda PATH` (or $CONDA_MCP_BENCH_CONDA) when given; else a real conda built from the team's kit
+ * beside the repository (`../shared/real-conda`, about 20 s); else the fixture conda, said so in
+ * the label. Every conda process gets a private HOME, envs and pkgs folder.
+ */
+export async function benchConda(argv: readonly string[]): Promise<BenchConda> {
+  const at = argv.indexOf("--conda");
+  const dir = await mkdtemp(join(tmpdir(), "conda-mcp-bench-conda-"));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  let condaExe = at >= 0 ? (argv[at + 1] ?? "") : (process.env.CONDA_MCP_BENCH_CONDA ?? "");
+  if (at >= 0 && !condaExe) throw new Error("--conda needs a path");
+  if (!condaExe && existsSync(KIT_BUILD)) {
+    process.stderr.write(`building the real conda from ${KIT_BUILD} ...\n`);
+    const kit = join(dir, "kit");
+    const built = Bun.spawnSync(["bash", KIT_BUILD, kit], { stdout: "ignore", stderr: "pipe" });
+    if (built.exitCode !== 0) throw new Error(`the kit failed: ${built.stderr.toString()}`);
+    condaExe = join(kit, "bin", "conda");
+  }
+  if (!condaExe) {
+    const fixture = await makeFixtureConda();
+    await cleanup();
+    return { label: "fixture conda", ...fixture };
+  }
+  const home = join(dir, "home");
+  await mkdir(home, { recursive: true });
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    CONDA_ENVS_DIRS: join(dir, "envs"),
+    CONDA_PKGS_DIRS: join(dir, "pkgs"),
+  };
+  const { python } = await resolvePython(condaExe, {
+    env,
+    platform: process.platform,
+    timeoutMs: 60_000,
+  });
+  const version = Bun.spawnSync([condaExe, "--version"], { env }).stdout.toString().trim();
+  return { label: `real ${version}`, condaExe, python, env, cleanup };
 }
