@@ -3,6 +3,7 @@ import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
 import type { RawParser } from "../../src/discover/raw-tree.ts";
 import type { DomainArb } from "./arbitrary-args.ts";
 import { rawActionOf } from "./find-parse-mismatches.ts";
+import type { ParseOutcome } from "./parse-with-target.ts";
 
 // conda checks these values itself while it parses (MatchSpec in `_ValidatePackages`) or
 // while it initialises its context from the parse (environment names, non-empty name and
@@ -50,4 +51,18 @@ export function condaDomainArb(root: RawParser, command: CatalogCommand): Domain
     if (param.option === "--prefix" && param.dest === "prefix") return prefixArb;
     return null;
   };
+}
+
+/**
+ * Whether conda refused an argv for a value of its own domain (a package spec, an environment
+ * name, an empty name or prefix, a plugin's own type check), not for its argparse shape.
+ */
+export function isDomainRefusal(outcome: ParseOutcome | undefined): boolean {
+  if (outcome === undefined || outcome.ok) return false;
+  // The exception's line, wherever a value with line breaks put it.
+  return (
+    /^conda\.exceptions\.(InvalidMatchSpec|CondaValueError|ArgumentError): /m.test(
+      outcome.stderr,
+    ) || /argument --command-name: Command name .* is not supported$/m.test(outcome.stderr)
+  );
 }
