@@ -86,6 +86,7 @@ if (withServe) {
     readOnlyTools: false,
     tools: null,
     cliCommandTool: null,
+    schemaDetail: "compact",
   });
   mark("buildToolRegistry alone, without serve() (valibot → JSON Schema per tool)");
   JSON.stringify(entries.map((e) => e.definition));

@@ -301,6 +301,7 @@ async function toolsListSizes(command: string[], env: Record<string, string>) {
       readOnlyTools: false,
       tools: null,
       cliCommandTool: null,
+      schemaDetail: "compact",
     });
     const tools = entries.map((e) => e.definition);
     reference = { tools: tools.length, toolsBytes: Buffer.byteLength(JSON.stringify(tools)) };

@@ -1,6 +1,7 @@
 import { CondaMcpError } from "./errors.ts";
 import { POLICY_STARTUP_OPTIONS } from "./policy/policy-startup-options.ts";
 import { parseToolList } from "./policy/select-tools.ts";
+import type { SchemaDetail } from "./schema/build-input-schema.ts";
 
 /** What the program was asked to do. */
 export type Mode = "serve" | "catalog" | "help" | "version";
@@ -46,6 +47,8 @@ export interface Config {
   readonly heartbeatMs: number;
   /** Read and write the on-disk catalog cache. */
   readonly cache: boolean;
+  /** `--schema-detail`: how much each tool definition says (compact by default). */
+  readonly schemaDetail: SchemaDetail;
   /** Environment passed to conda and used for discovery. */
   readonly env: Readonly<Record<string, string>>;
   readonly platform: NodeJS.Platform;
@@ -82,6 +85,10 @@ export const OPTION_HELP: readonly [string, string][] = [
     `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
   ],
   ["--no-cache", "always introspect conda; never read or write the catalog cache"],
+  [
+    "--schema-detail compact|full",
+    "how much each tool definition says: compact (default) or conda's whole help and every bound",
+  ],
   [
     "--http [HOST:]PORT",
     "serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)",
@@ -181,6 +188,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
   let maxOutputBytes: number = DEFAULTS.maxOutputBytes;
   let introspectionSeconds: number = DEFAULTS.introspectionTimeoutSeconds;
   let heartbeatMs: number = DEFAULTS.heartbeatMs;
+  let schemaDetail: SchemaDetail = "compact";
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -244,6 +252,13 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
       case "--no-cache":
         flags.cache = false;
         break;
+      case "--schema-detail": {
+        const detail = value();
+        if (detail !== "compact" && detail !== "full")
+          throw invalid("--schema-detail takes compact or full");
+        schemaDetail = detail;
+        break;
+      }
       case "--http":
         http = parseHttpListen(value());
         break;
@@ -291,6 +306,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
     introspectionTimeoutMs: Math.round(introspectionSeconds * 1000),
     heartbeatMs,
     cache: flags.cache,
+    schemaDetail,
     env,
     platform: host.platform,
     home: host.home,

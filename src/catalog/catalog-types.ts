@@ -58,6 +58,32 @@ export interface Param {
   exclusiveGroup: number | null;
 }
 
+/**
+ * One argparse action of a command as conda declares it, for clients that want every detail
+ * the tool definitions leave out (conda://capabilities). Text is redacted like the catalog's.
+ */
+export interface CommandArgument {
+  /** The tool's JSON property for it, or null (hidden, help, or the command is not a tool). */
+  property: string | null;
+  option_strings: string[];
+  dest: string;
+  class: string;
+  /** The class in its MRO that decided how it is served, or null when none is understood. */
+  recognised_as: string | null;
+  mro: string[];
+  nargs: number | string | null;
+  choices: unknown[] | null;
+  /** Present unless conda's NULL ("use the configuration"), SUPPRESS or not JSON. */
+  default?: unknown;
+  metavar: string | string[] | null;
+  help: string | null;
+  required: boolean;
+  hidden: boolean;
+  /** The parser's mutually exclusive group it belongs to. */
+  exclusive_group: { index: number; required: boolean } | null;
+  deprecated: string | null;
+}
+
 /** A mutually exclusive group, enforced by the server after schema validation. */
 export interface ExclusiveGroup {
   /** Param names. */
@@ -93,6 +119,8 @@ export interface CatalogCommand {
   plugin: { name: string; distribution: string | null; external: boolean } | null;
   /** Number of hidden (`help=SUPPRESS`) options left out of the schema. */
   hiddenOptions: number;
+  /** Every argparse action of the command's parser, served or not. */
+  arguments: CommandArgument[];
 }
 
 /** A finding about the tree that a client or user may want to know. */

@@ -33,8 +33,8 @@ const KNOWN_BEHAVIOURS = [
 
 type Behaviour = (typeof KNOWN_BEHAVIOURS)[number];
 
-/** The action's behaviour: the first MRO entry (most derived) whose behaviour we know. */
-function behaviourOf(action: RawAction): Behaviour | null {
+/** The class an action was recognised by: the first MRO entry (most derived) whose behaviour we know. */
+export function behaviourOf(action: RawAction): Behaviour | null {
   const known = new Set<string>(KNOWN_BEHAVIOURS);
   for (const name of action.mro.length > 0 ? action.mro : [action.class]) {
     if (known.has(name)) return name as Behaviour;

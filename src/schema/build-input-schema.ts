@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Arity, CatalogCommand, Param, ValueSpec } from "../catalog/catalog-types.ts";
+import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
 
 /**
@@ -148,12 +149,62 @@ function paramSchema(param: Param): AnySchema {
   }
 }
 
-/** The client-facing explanation of one parameter: conda's help plus how it is passed. */
-export function describeParam(param: Param, command: CatalogCommand): string {
+/**
+ * How much a tool definition says: `compact` (the default) keeps what helps a model choose a
+ * value (type, enum, required, meaningful bounds, the first sentence of conda's help, the
+ * combinations refused) and leaves the rest to the server's checks; `full` adds conda's whole
+ * help, how each value is passed and every bound the server enforces.
+ */
+export type SchemaDetail = "compact" | "full";
+
+/** Exclusive groups this large are stated once in a compact tool's description. */
+export const GROUP_STATED_BY_TOOL = 3;
+
+/**
+ * The other params a param cannot be given with: its exclusive group (unless the tool states
+ * it, see GROUP_STATED_BY_TOOL) and its setting's partners.
+ */
+function conflictsOf(param: Param, command: CatalogCommand, detail: SchemaDetail): string[] {
+  const members =
+    param.exclusiveGroup === null
+      ? []
+      : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? []);
+  const own = detail === "compact" && members.length >= GROUP_STATED_BY_TOOL ? [] : members;
+  return [...own, ...settingPartners(command, param).map((p) => p.name)].filter(
+    (name) => name !== param.name,
+  );
+}
+
+/** The client-facing explanation of one parameter at a detail (see SchemaDetail). */
+export function describeParam(
+  param: Param,
+  command: CatalogCommand,
+  detail: SchemaDetail = "full",
+  glossary: ReadonlyMap<string, string> = new Map(),
+): string {
+  const others = conflictsOf(param, command, detail);
+  const conflicts = others.length > 0 ? `Not with: ${others.join(", ")}.` : "";
+  const shape = param.shape;
+  if (detail === "compact") {
+    const parts: string[] = [];
+    if (param.deprecated) parts.push("Deprecated.");
+    else if (param.description) {
+      const sentence = firstSentence(param.description);
+      // Described once in the server's instructions (see sharedOptionGlossary).
+      if (glossary.get(param.name) !== sentence) parts.push(sentence);
+    }
+    if (shape.kind === "passthrough") {
+      parts.push(
+        shape.greedy ? "Passed on unchanged." : "Passed on unchanged; first item not '-'.",
+      );
+      if (shape.preParser)
+        parts.push("Items conda takes as its global options are refused before a '--' item.");
+    }
+    return [...parts, conflicts].filter((p) => p !== "").join(" ");
+  }
   const parts: string[] = [];
   if (param.deprecated) parts.push(`DEPRECATED: ${param.deprecated}`);
   else if (param.description) parts.push(param.description);
-  const shape = param.shape;
   if (param.option !== null) {
     const spelled = param.optionStrings.join("/");
     if (shape.kind === "toggle")
@@ -178,28 +229,68 @@ export function describeParam(param: Param, command: CatalogCommand): string {
         `conda itself reads ${shape.preParser.option_strings.join(", ")} (and their abbreviations) anywhere before a '--' item, so such items are refused before one.`,
       );
   }
-  const others = [
-    ...(param.exclusiveGroup === null
-      ? []
-      : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? [])),
-    ...settingPartners(command, param).map((p) => p.name),
-  ].filter((name) => name !== param.name);
-  if (others.length > 0) parts.push(`Cannot be combined with: ${others.join(", ")}.`);
+  if (conflicts) parts.push(conflicts.replace("Not with:", "Cannot be combined with:"));
   return parts.join(" ");
 }
 
+// The advertised form of a token string's rule: no lookahead, which RE2-based validators reject.
+const TOKEN_PATTERN = "^(?:[^-]|$)";
+
+/**
+ * How valibot actions appear in the advertised JSON Schema. Well-formedness and `--` checks stay
+ * server-side (their regexes need lookahead); compact leaves out bounds no model needs to see.
+ */
+function advertisedAction(
+  detail: SchemaDetail,
+): NonNullable<Parameters<typeof toJsonSchema>[1]>["overrideAction"] {
+  return ({ valibotAction, jsonSchema }) => {
+    const action = valibotAction as unknown as { type: string; requirement?: unknown };
+    // jsonSchema is the conversion with this action applied; drop what it added where unwanted.
+    const { pattern: _pattern, ...withoutPattern } = jsonSchema;
+    const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
+    const { minimum: _minimum, maximum: _maximum, ...withoutBounds } = jsonSchema;
+    const { minItems: _minItems, maxItems: _maxItems, ...withoutItems } = jsonSchema;
+    switch (action.type) {
+      case "regex":
+        return action.requirement === STRING_RULES.token.pattern
+          ? { ...withoutPattern, pattern: TOKEN_PATTERN }
+          : withoutPattern;
+      case "max_code_points":
+        return detail === "full"
+          ? { ...jsonSchema, maxLength: MAX_STRING_LENGTH }
+          : withoutMaxLength;
+      case "safe_integer":
+        return detail === "full" ? undefined : withoutBounds;
+      case "min_length":
+        // No list has fewer than no items.
+        return action.requirement === 0 && jsonSchema.type === "array" ? withoutItems : undefined;
+      case "max_length":
+        // The server's cap on list sizes, not a fact about conda.
+        return detail === "compact" && action.requirement === MAX_ARRAY_ITEMS
+          ? withoutItems
+          : undefined;
+      default:
+        return undefined;
+    }
+  };
+}
+
 /** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
-export function buildInputSchema(command: CatalogCommand): ToolSchema {
+export function buildInputSchema(
+  command: CatalogCommand,
+  detail: SchemaDetail = "full",
+  glossary: ReadonlyMap<string, string> = new Map(),
+): ToolSchema {
   const entries: Record<string, AnySchema> = {};
   for (const param of command.params) {
-    const description = describeParam(param, command);
+    const description = describeParam(param, command, detail, glossary);
     const metadata: Record<string, unknown> = {};
     if (param.defaultValue !== undefined) metadata.default = param.defaultValue;
     if (param.deprecated) metadata.deprecated = true;
-    const schema = v.pipe(
-      paramSchema(param),
-      v.description(description),
-      v.metadata(metadata),
+    const schema = (
+      description === ""
+        ? v.pipe(paramSchema(param), v.metadata(metadata))
+        : v.pipe(paramSchema(param), v.description(description), v.metadata(metadata))
     ) as AnySchema;
     entries[param.name] = param.required ? schema : (v.optional(schema) as AnySchema);
   }
@@ -209,11 +300,7 @@ export function buildInputSchema(command: CatalogCommand): ToolSchema {
   >;
   const converted = toJsonSchema(validator, {
     errorMode: "throw",
-    // JSON Schema's maxLength counts code points too.
-    overrideAction: ({ valibotAction, jsonSchema }) =>
-      valibotAction.type === "max_code_points"
-        ? { ...jsonSchema, maxLength: MAX_STRING_LENGTH }
-        : undefined,
+    overrideAction: advertisedAction(detail),
   }) as Record<string, unknown>;
   const { $schema: _dropped, ...rest } = converted;
   const groupNotes = command.exclusiveGroups

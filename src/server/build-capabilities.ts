@@ -53,6 +53,8 @@ export function buildCapabilities(input: CapabilitiesInput): string {
         summary: c.summary,
         plugin: c.plugin,
         hidden_options: c.hiddenOptions,
+        exclusive_groups: c.exclusiveGroups,
+        arguments: c.arguments,
       })),
       diagnostics: input.catalog.diagnostics.map((d) => ({
         ...d,

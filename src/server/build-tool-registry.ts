@@ -5,7 +5,13 @@ import type { CommandClass } from "../policy/command-class.ts";
 import { lookupCommandPolicy } from "../policy/lookup-command-policy.ts";
 import { selectTools } from "../policy/select-tools.ts";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
-import { buildInputSchema, type ToolSchema } from "../schema/build-input-schema.ts";
+import {
+  buildInputSchema,
+  GROUP_STATED_BY_TOOL,
+  type SchemaDetail,
+  type ToolSchema,
+} from "../schema/build-input-schema.ts";
+import { sharedOptionGlossary } from "../schema/shared-option-glossary.ts";
 import { EXECUTE_INPUT_JSON_SCHEMA, EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 
 /** A listed tool and what the server needs to call it. */
@@ -27,25 +33,44 @@ export interface RegistryOptions {
   tools: readonly string[] | null;
   /** The completion tool's definition when conda-completion is installed, else null. */
   cliCommandTool: Tool | null;
+  /** How much each generated tool's definition says (`--schema-detail`). */
+  schemaDetail: SchemaDetail;
 }
 
-function describeTool(command: CatalogCommand, baseClass: CommandClass): string {
-  const lines = [command.summary || `Runs conda ${command.path.join(" ")}.`];
+function describeTool(command: CatalogCommand, baseClass: CommandClass, detail: SchemaDetail) {
+  const path = command.path.join(" ");
   const aliases = command.aliases.map((a) => `conda ${a.join(" ")}`);
-  lines.push(
-    `Runs \`conda ${command.path.join(" ")}\`${aliases.length ? ` (also: ${aliases.join(", ")})` : ""}.`,
-  );
+  const required = command.exclusiveGroups
+    .filter((g) => g.required)
+    .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
+  if (detail === "compact") {
+    const atMostOne = command.exclusiveGroups
+      .filter((g) => !g.required && g.members.length >= GROUP_STATED_BY_TOOL)
+      .map((g) => `At most one of ${g.members.join(", ")}.`);
+    return [
+      command.summary || `Runs conda ${path}.`,
+      ...(aliases.length ? [`Also: ${aliases.join(", ")}.`] : []),
+      ...(command.plugin?.external ? [`Plugin: ${command.plugin.name}.`] : []),
+      ...(baseClass !== "read" ? [`Class: ${baseClass}.`] : []),
+      ...required,
+      ...atMostOne,
+    ].join(" ");
+  }
+  const lines = [command.summary || `Runs conda ${path}.`];
+  lines.push(`Runs \`conda ${path}\`${aliases.length ? ` (also: ${aliases.join(", ")})` : ""}.`);
   if (command.plugin?.external) lines.push(`Provided by the plugin ${command.plugin.name}.`);
   if (baseClass !== "read") lines.push(`Policy class: ${baseClass}.`);
-  for (const group of command.exclusiveGroups.filter((g) => g.required)) {
-    lines.push(`Exactly one of ${group.members.join(", ")} is required.`);
-  }
+  lines.push(...required);
   return lines.join("\n");
 }
 
-function generatedEntry(command: CatalogCommand): ToolEntry {
+function generatedEntry(
+  command: CatalogCommand,
+  detail: SchemaDetail,
+  glossary: ReadonlyMap<string, string>,
+): ToolEntry {
   const policy = lookupCommandPolicy(command.path, { external: command.plugin?.external ?? false });
-  const schema = buildInputSchema(command);
+  const schema = buildInputSchema(command, detail, glossary);
   const annotations: ToolAnnotations & { title: string } = {
     title: `conda ${command.path.join(" ")}`,
     ...policy.annotations,
@@ -58,7 +83,7 @@ function generatedEntry(command: CatalogCommand): ToolEntry {
     definition: {
       name: command.toolName as string,
       title: annotations.title,
-      description: describeTool(command, policy.baseClass),
+      description: describeTool(command, policy.baseClass, detail),
       inputSchema: schema.jsonSchema,
       outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
       annotations,
@@ -95,11 +120,15 @@ export function buildToolRegistry(
 ): {
   entries: ToolEntry[];
   unmatched: string[];
+  /** Options the compact definitions leave to the server's instructions. */
+  glossary: Map<string, string>;
 } {
+  const tools = catalog.commands.filter((c) => c.status === "tool" && c.toolName !== null);
+  const glossary =
+    options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map<string, string>();
   const candidates: (ToolEntry & { name: string; path: readonly string[] | null })[] = [];
-  for (const command of catalog.commands) {
-    if (command.status !== "tool" || command.toolName === null) continue;
-    const entry = generatedEntry(command);
+  for (const command of tools) {
+    const entry = generatedEntry(command, options.schemaDetail, glossary);
     candidates.push({ ...entry, name: entry.definition.name, path: command.path });
   }
   if (options.cliCommandTool) {
@@ -122,5 +151,5 @@ export function buildToolRegistry(
   const entries = selection.tools.map(
     ({ name: _name, path: _path, ...entry }) => entry as ToolEntry,
   );
-  return { entries, unmatched: selection.unmatched };
+  return { entries, unmatched: selection.unmatched, glossary };
 }

@@ -47,6 +47,8 @@ export type CliCommandHandler = (input: unknown) => Promise<CallToolResult>;
 export interface ServerDeps {
   version: string;
   entries: ToolEntry[];
+  /** Options described once in the instructions instead of in each tool (see sharedOptionGlossary). */
+  glossary: ReadonlyMap<string, string>;
   /** Every cataloged command, for resolving raw command lines. */
   commands: CatalogCommand[];
   capabilitiesJson: string;
@@ -65,6 +67,19 @@ export interface ServerDeps {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a client shows its model once: how the tools work and the options they share. */
+function serverInstructions(glossary: ReadonlyMap<string, string>): string {
+  const lines = [
+    "Each conda_* tool runs one conda command with typed arguments; the server checks every rule and names the JSON path of a wrong value.",
+    "Read conda://capabilities for the served conda, its plugins, every command's complete arguments and help, and any commands only conda_execute can reach.",
+  ];
+  if (glossary.size > 0) {
+    lines.push("Options many tools share, described here once:");
+    for (const [name, sentence] of glossary) lines.push(`- ${name}: ${sentence}`);
+  }
+  return lines.join("\n");
+}
 
 function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
@@ -107,8 +122,7 @@ export function createServer(deps: ServerDeps): Server {
         tools: { listChanged: false },
         resources: { subscribe: false, listChanged: false },
       },
-      instructions:
-        "Each conda_* tool runs one conda command with typed arguments. Read conda://capabilities for the served conda, its plugins and any commands only conda_execute can reach.",
+      instructions: serverInstructions(deps.glossary),
     },
   );
   const byName = new Map(deps.entries.map((e) => [e.definition.name, e]));

@@ -109,11 +109,12 @@ export async function serve(input: {
       })
     : null;
 
-  const { entries, unmatched } = buildToolRegistry(catalog, {
+  const { entries, unmatched, glossary } = buildToolRegistry(catalog, {
     allowExec: config.allowExec,
     readOnlyTools: config.readOnlyTools,
     tools: config.tools,
     cliCommandTool: cliCommand ? CLI_COMMAND_DEFINITION : null,
+    schemaDetail: config.schemaDetail,
   });
   if (unmatched.length > 0) {
     throw new CondaMcpError(
@@ -167,6 +168,7 @@ export async function serve(input: {
   };
 
   const deps: ServerDeps = {
+    glossary,
     version: input.version,
     entries,
     commands: catalog.commands,

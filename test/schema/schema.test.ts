@@ -271,9 +271,12 @@ describe("client-safe JSON Schema", () => {
     }
   });
 
-  test("representative schemas stay as reviewed", () => {
+  test("representative schemas stay as reviewed, at both details", () => {
     for (const path of ["info", "install", "config", "env config vars set", "run", "clean"]) {
-      expect(buildInputSchema(command(path)).jsonSchema).toMatchSnapshot(path);
+      expect(buildInputSchema(command(path), "full").jsonSchema).toMatchSnapshot(path);
+      expect(buildInputSchema(command(path), "compact").jsonSchema).toMatchSnapshot(
+        `${path} (compact)`,
+      );
     }
   });
 });

@@ -108,6 +108,53 @@ describe("conda://capabilities", () => {
     ).toBe("excluded");
   });
 
+  test("carries every argument of every command, with what the compact tools leave out", async () => {
+    const read = await server.client.readResource({ uri: "conda://capabilities" });
+    const doc = JSON.parse((read.contents[0] as { text: string }).text);
+    type Argument = {
+      property: string | null;
+      option_strings: string[];
+      class: string;
+      recognised_as: string | null;
+      hidden: boolean;
+      help: string | null;
+      default?: unknown;
+    };
+    const commands = doc.catalog.commands as {
+      tool: string | null;
+      arguments: Argument[];
+      exclusive_groups: { members: string[] }[];
+    }[];
+    for (const t of tools.filter(
+      (t) => t.name.startsWith("conda_") && t.name !== "conda_cli_command",
+    )) {
+      const command = commands.find((c) => c.tool === t.name);
+      // A greedy plugin parser declares no arguments; its opaque `args` is the server's own.
+      if (command?.arguments.length === 0) continue;
+      const served = command?.arguments.flatMap((a) => (a.property ? [a.property] : [])) ?? [];
+      expect(served.sort()).toEqual(Object.keys(t.inputSchema.properties ?? {}).sort());
+    }
+    const install = commands.find((c) => c.tool === "conda_install");
+    const channel = install?.arguments.find((a) => a.option_strings.includes("--channel"));
+    expect(channel).toMatchObject({ property: "channel", recognised_as: "argparse._AppendAction" });
+    // conda's whole help, which the compact definition cuts to its first sentence.
+    expect(channel?.help?.length).toBeGreaterThan(
+      (
+        (tool("conda_install").inputSchema.properties as Record<string, { description?: string }>)
+          .channel?.description ?? ""
+      ).length,
+    );
+    expect(install?.arguments.find((a) => a.option_strings.includes("--debug"))).toMatchObject({
+      property: null,
+      hidden: true,
+    });
+    // conda's NULL ("use the configuration") is never a default.
+    expect(install?.arguments.find((a) => a.option_strings.includes("--json"))).not.toHaveProperty(
+      "default",
+    );
+    expect(install?.exclusive_groups.map((g) => g.members)).toContainEqual(["name", "prefix"]);
+  });
+
   test("holds no tokens, credentials or environment values", async () => {
     const read = await server.client.readResource({ uri: "conda://capabilities" });
     const raw = JSON.stringify(read);
