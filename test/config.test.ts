@@ -17,6 +17,7 @@ test("defaults: serve, read-only policy, cache on, server limits from one place"
     allowDestructive: false,
     allowExec: false,
     cache: true,
+    schemaDetail: "compact",
     timeoutMs: DEFAULTS.timeoutSeconds * 1000,
     maxOutputBytes: DEFAULTS.maxOutputBytes,
   });
@@ -32,6 +33,7 @@ test.each([
   [["--timeout", "90", "--max-output-bytes", "2048"], { timeoutMs: 90_000, maxOutputBytes: 2048 }],
   [["catalog", "--json"], { mode: "catalog", json: true }],
   [["--no-cache", "--read-only-tools"], { cache: false, readOnlyTools: true }],
+  [["--schema-detail", "full"], { schemaDetail: "full" }],
   [["--help"], { mode: "help" }],
   [["--version"], { mode: "version" }],
 ])("parseConfig(%j)", (argv, expected) => {
@@ -45,6 +47,7 @@ test.each([
   [["--json"], "--json goes with the catalog command"],
   [["--tools", " , "], "--tools needs at least one tool name"],
   [["--max-output-bytes", "lots"], "--max-output-bytes takes a number"],
+  [["--schema-detail", "verbose"], "--schema-detail takes compact or full"],
 ])("parseConfig(%j) refuses with a message saying what to change", (argv, message) => {
   let thrown: unknown;
   try {
@@ -67,6 +70,7 @@ test("usage lists every option, the policy ones included", () => {
     "--tools",
     "--timeout",
     "--no-cache",
+    "--schema-detail",
   ]) {
     expect(text).toContain(option);
   }

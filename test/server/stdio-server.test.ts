@@ -58,6 +58,27 @@ describe("tools/list", () => {
     expect(names).not.toContain("conda_activate");
   });
 
+  test("definitions are compact by default; --schema-detail full adds conda's help and how values pass", async () => {
+    const install = tool("conda_install");
+    expect(JSON.stringify(install.inputSchema)).not.toContain("true passes");
+    const full = await startServer({
+      conda: fixture.condaExe,
+      env: fixture.env,
+      args: ["--schema-detail", "full"],
+    });
+    try {
+      const wide = (await full.client.listTools()).tools.find((t) => t.name === "conda_install");
+      expect(JSON.stringify(wide?.inputSchema)).toContain("true passes");
+      expect(Object.keys(wide?.inputSchema.properties ?? {})).toEqual(
+        Object.keys(install.inputSchema.properties ?? {}),
+      );
+    } finally {
+      await full.close();
+    }
+    const instructions = server.client.getInstructions() ?? "";
+    expect(instructions).toContain("- json: ");
+  });
+
   test("conda_execute is not listed without --allow-exec", () => {
     expect(tools.map((t) => t.name)).not.toContain("conda_execute");
   });
