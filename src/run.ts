@@ -1,9 +1,6 @@
-import { buildCatalog } from "./catalog/build-catalog.ts";
-import { credentialValues } from "./catalog/credential-values.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
-import { discover } from "./discover/discover.ts";
-import { userCacheDir } from "./discover/user-cache-dir.ts";
+import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./server/line-reader.ts";
 import { serve } from "./server/serve.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
@@ -23,21 +20,7 @@ export async function run(input: {
   handover: Handover | null;
 }): Promise<void> {
   const { config, log } = input;
-  const discovery = await discover({
-    explicitPath: config.condaPath,
-    env: config.env,
-    platform: config.platform,
-    timeoutMs: config.introspectionTimeoutMs,
-    home: config.home,
-    cacheDir: config.cache
-      ? userCacheDir({ env: config.env, platform: config.platform, home: config.home })
-      : null,
-    log,
-  });
-  const catalog = buildCatalog(discovery.introspection.tree, {
-    secretValues: credentialValues(config.env),
-    preParser: discovery.introspection.pre_parser,
-  });
+  const { discovery, catalog } = await discoverCatalog(config, log);
   if (config.mode === "catalog") {
     const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
     await writeAll(

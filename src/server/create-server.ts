@@ -26,12 +26,14 @@ import type { ArgumentIssue } from "../schema/validate-args.ts";
 import { validateArgs } from "../schema/validate-args.ts";
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import type { ToolEntry } from "./build-tool-registry.ts";
-import { validateExecuteInput } from "./execute-tool.ts";
+import { EXECUTE_TOOL_NAME, validateExecuteInput } from "./execute-tool.ts";
 
 /** Runs conda with argv after the executable; queued, capped, killable. */
 export type RunConda = (
   argv: string[],
   options: {
+    /** The tool that was called, for hosts that observe executions. */
+    tool: string;
     cwd?: string;
     stdin?: string;
     timeoutMs: number;
@@ -163,7 +165,7 @@ export function createServer(deps: ServerDeps): Server {
     label: string,
     argv: string[],
     extra: Extra,
-    options: { cwd?: string; stdin?: string; timeoutMs: number },
+    options: { tool: string; cwd?: string; stdin?: string; timeoutMs: number },
   ): Promise<CallToolResult> {
     const progressToken = extra._meta?.progressToken;
     const onHeartbeat =
@@ -205,6 +207,7 @@ export function createServer(deps: ServerDeps): Server {
     const guard = guardCall(command.path, args, deps.guardFacts);
     if (!guard.allowed) return errorResult(guard.message);
     return run(`conda ${command.path.join(" ")}`, buildArgv(command, args), extra, {
+      tool: entry.definition.name,
       timeoutMs: deps.timeoutMs,
     });
   }
@@ -224,7 +227,7 @@ export function createServer(deps: ServerDeps): Server {
     const timeoutMs =
       timeout_seconds === undefined ? deps.timeoutMs : Math.round(timeout_seconds * 1000);
     const label = classification.path ? `conda ${classification.path.join(" ")}` : "conda";
-    return run(label, argv, extra, { cwd, stdin, timeoutMs });
+    return run(label, argv, extra, { tool: EXECUTE_TOOL_NAME, cwd, stdin, timeoutMs });
   }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -1,61 +1,16 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
-import { locateManifest } from "../completion/locate-manifest.ts";
 import type { Config } from "../config.ts";
-import { computeFingerprint } from "../discover/compute-fingerprint.ts";
 import type { Discovery } from "../discover/discover.ts";
-import { scanCondaEntryPoints } from "../discover/scan-conda-entry-points.ts";
-import { CondaMcpError } from "../errors.ts";
-import { ExecutionQueue } from "../execute/execution-queue.ts";
-import { runProcess } from "../execute/run-process.ts";
-import type { GuardFacts } from "../policy/guard-call.ts";
-import type { ExecutionResult } from "../result/execution-result.ts";
 import type { Handover } from "../warm-start/answer-from-snapshot.ts";
 import { recordHandshake } from "../warm-start/record-handshake.ts";
 import { snapshotPlaceFor, writeStartupSnapshot } from "../warm-start/startup-snapshot.ts";
-import { buildCapabilities } from "./build-capabilities.ts";
-import { buildToolRegistry } from "./build-tool-registry.ts";
-import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
-import { createServer, type RunConda, type ServerDeps } from "./create-server.ts";
+import { createServer } from "./create-server.ts";
 import { LineReader } from "./line-reader.ts";
+import { prepareServer } from "./prepare-server.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
 import type { TransportObserver } from "./stdio-line-transport.ts";
-
-const COMPLETION_DISTRIBUTION = "conda-completion";
-// Longest an aborted call takes to end: runProcess's SIGTERM grace, SIGKILL wait and pipe drain.
-const SETTLE_MS = 15_000;
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** What the disaster guards know about this conda installation. */
-function guardFactsFor(config: Config, rootPrefix: string, envsDirs: string[]): GuardFacts {
-  const isCondaEnvironment = (prefix: string) => isDirectory(join(prefix, "conda-meta"));
-  return {
-    rootPrefix,
-    envsDirs,
-    cwd: config.cwd,
-    home: config.home,
-    isCondaEnvironment,
-    resolveNamedEnv: (name) => envsDirs.map((d) => join(d, name)).find(isCondaEnvironment) ?? null,
-    pathExists: (path) => existsSync(path),
-    realPath: (path) => {
-      try {
-        return realpathSync(path);
-      } catch {
-        return null;
-      }
-    },
-  };
-}
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -82,116 +37,12 @@ export async function serve(input: {
   stdin: LineReader | null;
   handover: Handover | null;
 }): Promise<void> {
-  const { config, discovery, catalog } = input;
-  const { introspection } = discovery;
-  const policy = {
-    allowWrite: config.allowWrite,
-    allowDestructive: config.allowDestructive,
-    allowExec: config.allowExec,
-  };
-
-  const completionDist = introspection.external_plugins.find(
-    (p) => p.project_name.toLowerCase() === COMPLETION_DISTRIBUTION,
-  );
-  const cliCommand = completionDist
-    ? createCliCommandHandler({
-        manifestPath: locateManifest({
-          env: config.env,
-          platform: config.platform,
-          home: config.home,
-          pythonCacheDir: introspection.completion?.cache_dir ?? null,
-          cwd: config.cwd,
-        }),
-        installedVersion: completionDist.version,
-        // Rescanned per call (no Python): a plugin installed since startup makes the manifest stale.
-        currentPluginNames: () =>
-          scanCondaEntryPoints(introspection.site_dirs).flatMap((d) => d.entryPointNames),
-      })
-    : null;
-
-  const { entries, unmatched, glossary } = buildToolRegistry(catalog, {
-    allowExec: config.allowExec,
-    readOnlyTools: config.readOnlyTools,
-    tools: config.tools,
-    cliCommandTool: cliCommand ? CLI_COMMAND_DEFINITION : null,
-    schemaDetail: config.schemaDetail,
+  const { config, handover } = input;
+  const { deps, shutdown, settled } = prepareServer({
+    ...input,
+    handshakeSource: handover?.answeredInitialize ? "snapshot" : "server",
+    startupFingerprint: handover?.fingerprint,
   });
-  if (unmatched.length > 0) {
-    throw new CondaMcpError(
-      `--tools names no such tool or command: ${unmatched.join(", ")}`,
-      "INVALID_OPTION",
-    );
-  }
-
-  const capabilitiesJson = buildCapabilities({
-    serverVersion: input.version,
-    targetExecutable: discovery.executable,
-    condaVersion: introspection.conda_version,
-    fingerprint: discovery.fingerprint,
-    catalogSource: discovery.source,
-    handshakeSource: input.handover?.answeredInitialize ? "snapshot" : "server",
-    catalog,
-    plugins: introspection.external_plugins,
-    listedTools: entries.map((e) => e.definition.name),
-    policy,
-  });
-
-  const shutdown = new AbortController();
-  const queue = new ExecutionQueue();
-  const running = new Set<Promise<ExecutionResult>>();
-  // `[executable]`, or `[python, "-m", "conda"]` when CONDA_EXE is the interpreter itself.
-  const [command, ...leadingArgs] = discovery.condaArgv as [string, ...string[]];
-  const runConda: RunConda = (argv, options) => {
-    const execution = queue.run(AbortSignal.any([options.signal, shutdown.signal]), (signal) =>
-      runProcess(
-        {
-          command,
-          argv: [...leadingArgs, ...argv],
-          cwd: options.cwd ?? config.cwd,
-          stdin: options.stdin,
-          env: config.env,
-        },
-        {
-          timeoutMs: options.timeoutMs,
-          maxOutputBytes: config.maxOutputBytes,
-          signal,
-          onHeartbeat: options.onHeartbeat,
-          heartbeatMs: config.heartbeatMs,
-          platform: config.platform,
-        },
-      ),
-    );
-    running.add(execution);
-    const settled = () => running.delete(execution);
-    execution.then(settled, settled);
-    return execution;
-  };
-
-  const deps: ServerDeps = {
-    glossary,
-    version: input.version,
-    entries,
-    commands: catalog.commands,
-    capabilitiesJson,
-    policy,
-    guardFacts: guardFactsFor(config, introspection.root_prefix, introspection.envs_dirs),
-    timeoutMs: config.timeoutMs,
-    maxStdinBytes: config.maxStdinBytes,
-    maxOutputBytes: config.maxOutputBytes,
-    runConda,
-    currentFingerprint: () =>
-      computeFingerprint({
-        executable: discovery.executable,
-        python: discovery.python,
-        siteDirs: introspection.site_dirs,
-        condaVersion: introspection.conda_version,
-      }),
-    // What the listed tools were built from: with a handover, the snapshot's discovery.
-    startupFingerprint: input.handover?.fingerprint ?? discovery.fingerprint,
-    cliCommand,
-    log: input.log,
-  };
-
   // The same signal ends serving and aborts every execution: running trees are killed and the
   // calls answer `cancelled`, which the HTTP transport still delivers before closing sessions.
   if (input.stop.aborted) shutdown.abort();
@@ -208,7 +59,6 @@ export async function serve(input: {
     });
   } else {
     const server = createServer(deps);
-    const { handover } = input;
     // A server that answers the handshake itself (no snapshot, or one recorded for another
     // protocol version) records it for the next start.
     const snapshot = handover?.answeredInitialize ? null : snapshotRecorder(input);
@@ -219,14 +69,14 @@ export async function serve(input: {
       observer: snapshot?.observer,
     });
     await Promise.race([stdio, waitForAbort(input.stop)]);
-    await settle(running);
+    await settled();
     // A macrotask later the aborted calls have written their `cancelled` answers.
     await Bun.sleep(0);
     await server.close().catch(() => {});
     await snapshot?.written();
   }
   shutdown.abort();
-  await settle(running);
+  await settled();
 }
 
 /**
@@ -254,14 +104,4 @@ function snapshotRecorder(input: {
     written = writeStartupSnapshot(place, { stamp: cache.stamp, ...handshake });
   });
   return { observer, written: () => written };
-}
-
-/** Waits, within SETTLE_MS, until every execution has ended and its process tree is gone. */
-async function settle(running: Set<Promise<ExecutionResult>>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, SETTLE_MS);
-  });
-  // The timer is cleared so that nothing keeps the process alive once the calls have settled.
-  await Promise.race([Promise.allSettled(running), limit]).finally(() => clearTimeout(timer));
 }

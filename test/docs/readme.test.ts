@@ -1,8 +1,12 @@
 import { expect, test } from "bun:test";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config.ts";
+import { makeFixtureConda } from "../support/make-fixture-conda.ts";
 
-const README = await Bun.file(join(import.meta.dir, "..", "..", "README.md")).text();
+const REPO = join(import.meta.dir, "..", "..");
+const README = await Bun.file(join(REPO, "README.md")).text();
 const host = { env: {}, platform: "linux" as const, home: "/home/u", cwd: "/work" };
 
 function blocks(language: string): string[] {
@@ -35,3 +39,39 @@ test("the README names its set-up, test and demo commands", () => {
   expect(README).toContain("npm ci && npm start");
   expect(README).toContain("npm run demo");
 });
+
+test("the TypeScript example runs as written against a conda, imported as the package", async () => {
+  const [example] = blocks("ts");
+  expect(example).toContain('from "conda-mcp"');
+  const fixture = await makeFixtureConda();
+  const dir = await mkdtemp(join(tmpdir(), "conda-mcp-readme-"));
+  try {
+    // Installed the way a host depends on it: node_modules/conda-mcp is this package.
+    await mkdir(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
+    await symlink(REPO, join(dir, "node_modules", "conda-mcp"));
+    await symlink(
+      join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
+      join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
+    );
+    await writeFile(join(dir, "example.ts"), example ?? "");
+    const run = Bun.spawn([process.execPath, join(dir, "example.ts")], {
+      cwd: dir,
+      env: { ...fixture.env, CONDA_EXE: fixture.condaExe },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n");
+    expect(lines[0]).toContain("conda_info");
+    expect(lines.slice(1)).toEqual(["0", "26.7.0"]);
+    expect(stderr).toContain("conda_info: conda info --json → exit 0");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await fixture.cleanup();
+  }
+}, 60_000);

@@ -1,0 +1,118 @@
+import { homedir } from "node:os";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import packageJson from "../package.json" with { type: "json" };
+import { parseConfig } from "./config.ts";
+import { discoverCatalog } from "./discover-catalog.ts";
+import type { SchemaDetail } from "./schema/build-input-schema.ts";
+import { createServer } from "./server/create-server.ts";
+import { type ExecutionEvent, prepareServer } from "./server/prepare-server.ts";
+
+export type { ExecutionEvent };
+
+// Processes are spawned with Bun.spawn (process groups, capped pipes): the library needs Bun.
+if (typeof Bun === "undefined") {
+  throw new Error(
+    "conda-mcp's library entry runs on Bun (https://bun.sh); Node.js is not supported",
+  );
+}
+
+/**
+ * The command line's settings as an object; each field is checked exactly as its startup
+ * option is (see `conda-mcp --help`), with the same messages.
+ */
+export interface CondaMcpServerOptions {
+  /** `--conda`: a conda executable or prefix; otherwise `env.CONDA_EXE`, then `conda` on PATH. */
+  conda?: string;
+  allowWrite?: boolean;
+  allowDestructive?: boolean;
+  allowExec?: boolean;
+  readOnlyTools?: boolean;
+  /** `--tools`: tool names or command paths (`conda_info`, `env list`). */
+  tools?: string[];
+  timeoutSeconds?: number;
+  maxOutputBytes?: number;
+  introspectionTimeoutSeconds?: number;
+  progressIntervalSeconds?: number;
+  /** Use the catalog cache (default true); false is `--no-cache`. */
+  cache?: boolean;
+  schemaDetail?: SchemaDetail;
+  /** The environment conda runs with (default: this process's). */
+  env?: Record<string, string | undefined>;
+  /** Working directory of conda calls without their own (default: this process's). */
+  cwd?: string;
+  /** The user's home, for the caches and conda's configuration (default: os.homedir()). */
+  home?: string;
+  /** Called after each conda run with the tool, argv, result and duration. */
+  onExecution?: (event: ExecutionEvent) => void;
+  /** Lists only the tools this returns true for (after the options above narrowed them). */
+  filterTools?: (tool: Tool) => boolean;
+  /** Where startup diagnostics go (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** A served conda: an SDK Server to connect to any transport, and how to end it. */
+export interface CondaMcpServer {
+  server: Server;
+  /** The `conda://capabilities` document, parsed. */
+  capabilities: Record<string, unknown>;
+  /** Cancels running calls (their process trees are killed), waits for them, closes the server. */
+  close(): Promise<void>;
+}
+
+/** The startup options the settings stand for, so that parseConfig checks them. */
+function optionsToArgv(options: CondaMcpServerOptions): string[] {
+  const argv: string[] = [];
+  const value = (option: string, given: string | number | undefined) => {
+    if (given !== undefined) argv.push(option, String(given));
+  };
+  const flag = (option: string, given: boolean | undefined) => {
+    if (given) argv.push(option);
+  };
+  value("--conda", options.conda);
+  flag("--allow-write", options.allowWrite);
+  flag("--allow-destructive", options.allowDestructive);
+  flag("--allow-exec", options.allowExec);
+  flag("--read-only-tools", options.readOnlyTools);
+  value("--tools", options.tools?.join(","));
+  value("--timeout", options.timeoutSeconds);
+  value("--max-output-bytes", options.maxOutputBytes);
+  value("--introspection-timeout", options.introspectionTimeoutSeconds);
+  value("--progress-interval", options.progressIntervalSeconds);
+  flag("--no-cache", options.cache === false);
+  value("--schema-detail", options.schemaDetail);
+  return argv;
+}
+
+/**
+ * Serves a conda from a TypeScript host: finds conda, asks its Python for the parser tree and
+ * returns an MCP `Server` with the same tools, policy, guards and results as the executable.
+ * Connect it to any transport (`server.connect(transport)`), and `close()` it when done.
+ * Throws a CondaMcpError for invalid settings or a conda that cannot be served.
+ */
+export async function createCondaMcpServer(
+  options: CondaMcpServerOptions = {},
+): Promise<CondaMcpServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`conda-mcp: ${line}\n`));
+  const config = parseConfig(optionsToArgv(options), {
+    env: options.env ?? process.env,
+    platform: process.platform,
+    home: options.home ?? homedir(),
+    cwd: options.cwd ?? process.cwd(),
+  });
+  const { discovery, catalog } = await discoverCatalog(config, log);
+  const prepared = prepareServer(
+    { config, discovery, catalog, version: packageJson.version, log, handshakeSource: "server" },
+    { onExecution: options.onExecution, filterTools: options.filterTools },
+  );
+  const server = createServer(prepared.deps);
+  return {
+    server,
+    capabilities: JSON.parse(prepared.deps.capabilitiesJson),
+    close: async () => {
+      prepared.shutdown.abort();
+      await prepared.settled();
+      await server.close().catch(() => {});
+    },
+  };
+}
