@@ -16,8 +16,7 @@ function given(args: CallArgs, key: string): boolean {
 // confirmation); solving may still reach the network, which the tool's hints keep saying.
 const dryRunReads: Rule = (args, base) => (args.dry_run === true ? "read" : base);
 
-// Read actions, and arguments that only pick which file or scope they apply to.
-const CONFIG_READ = new Set(["show", "show_sources", "describe", "validate", "get"]);
+// Arguments that only pick which file or scope `config` applies to, or how it reports.
 const CONFIG_NEUTRAL = new Set([
   "system",
   "env",
@@ -34,19 +33,38 @@ const CONFIG_NEUTRAL = new Set([
   "no_plugins",
 ]);
 
-// Write actions (`set`, `append`, `prepend`/`add`, `remove`, `remove_key`, `clear`, `stdin`,
-// `write_default`) and any argument this table does not know make `config` a write: a new
-// conda option is more likely a new way to change configuration than a new way to read it.
+/** Whether the call asks `config` to read: conda then leaves its rc file alone. */
+function configReads(args: CallArgs): boolean {
+  const get = args.get;
+  return (
+    given(args, "show") ||
+    given(args, "show_sources") ||
+    given(args, "describe") ||
+    given(args, "validate") ||
+    (Array.isArray(get) && get.length > 0)
+  );
+}
+
+// conda rewrites its rc file (creating it when absent) whenever no read action is given: a
+// plain `conda config` or `conda config --get` writes ~/.condarc. Any write action (`set`,
+// `append`, `remove`, ...) and any argument this table does not know make it a write too.
 const configRule: Rule = (args) => {
   for (const key of Object.keys(args)) {
-    if (!given(args, key) || CONFIG_READ.has(key) || CONFIG_NEUTRAL.has(key)) continue;
+    if (!given(args, key) || CONFIG_NEUTRAL.has(key)) continue;
+    if (["show", "show_sources", "describe", "validate", "get"].includes(key)) continue;
     return "write";
   }
-  return "read";
+  return configReads(args) ? "read" : "write";
 };
 
+// Rolling back to a revision and pruning remove packages, which a write alone may not do.
+const removesPackages =
+  (key: string): Rule =>
+  (args, base) =>
+    given(args, key) ? "destructive" : base;
+
 const RULES: ReadonlyMap<string, Rule> = new Map<string, Rule>([
-  ["install", dryRunReads],
+  ["install", (args, base) => dryRunReads(args, removesPackages("revision")(args, base))],
   ["create", dryRunReads],
   ["update", dryRunReads],
   ["remove", dryRunReads],
@@ -58,6 +76,7 @@ const RULES: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   // `env create --yes` deletes an existing target directory before it looks at --dry-run.
   ["env create", (args, base) => (args.dry_run === true && !given(args, "yes") ? "read" : base)],
   ["config", configRule],
+  ["env update", removesPackages("prune")],
   ["export", (args) => (given(args, "file") ? "write" : "read")],
   ["env export", (args) => (given(args, "file") ? "write" : "read")],
   ["doctor", (args) => (given(args, "fix") && args.dry_run !== true ? "write" : "read")],

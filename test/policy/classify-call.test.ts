@@ -36,15 +36,24 @@ const cases: [string, CallArgs, CommandClass][] = [
   // `env create --yes` deletes an existing target before it looks at --dry-run.
   ["env create", { name: "x", dry_run: true }, "read"],
   ["env create", { name: "x", dry_run: true, yes: true }, "write"],
-  // config reads unless it is told to change something.
-  ["config", {}, "read"],
+  // config writes its rc file unless it is asked to read (real conda: `conda config` and
+  // `conda config --get` create ~/.condarc).
+  ["config", {}, "write"],
+  ["config", { json: true }, "write"],
+  ["config", { system: true }, "write"],
+  ["config", { file: "notes.txt" }, "write"],
+  ["config", { get: [] }, "write"],
+  ["install", { revision: 1 }, "destructive"],
+  ["install", { revision: 1, dry_run: true }, "read"],
+  ["env update", { prune: true, file: "environment.yml" }, "destructive"],
+  ["env update", { file: "environment.yml" }, "write"],
   ["config", { show: [] }, "read"],
   ["config", { show: ["channels"], json: true }, "read"],
   ["config", { show_sources: true }, "read"],
   ["config", { describe: ["channels"] }, "read"],
   ["config", { validate: true }, "read"],
   ["config", { get: ["channels"], file: "x.yml" }, "read"],
-  ["config", { show: false, set: undefined }, "read"],
+  ["config", { show: false, set: undefined }, "write"],
   ["config", { set: [["channel_priority", "strict"]] }, "write"],
   ["config", { append: [["channels", "conda-forge"]] }, "write"],
   ["config", { prepend: [["channels", "conda-forge"]] }, "write"],

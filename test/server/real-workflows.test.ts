@@ -213,6 +213,22 @@ describeRealConda("agent workflows through an MCP client", () => {
     expect(await readFile(rc, "utf8")).not.toContain("channel_priority");
   });
 
+  test("config without a read action rewrites an rc file, so it needs --allow-write", async () => {
+    const notes = join(sandbox.root, "notes.txt");
+    await writeFile(notes, "my notes, not YAML: {[\n");
+    for (const args of [{}, { json: true }, { file: notes }, { get: [] }]) {
+      const refused = await step("read", "conda_config", args);
+      expect(refused.result.isError).toBe(true);
+      expect(text(refused.result)).toContain("--allow-write");
+      expect(refused.changes).toEqual(nothingChanged);
+    }
+    expect(await readFile(notes, "utf8")).toBe("my notes, not YAML: {[\n");
+    expect(existsSync(join(sandbox.home, ".condarc"))).toBe(false);
+    const shown = await step("read", "conda_config", { show: ["channels"], json: true });
+    succeeded(shown);
+    expect(shown.changes).toEqual(nothingChanged);
+  });
+
   test("run tinyhello inside the environment, option-like arguments reaching it unchanged (--allow-exec)", async () => {
     const argv = ["-v", "--json", "-version", "--no-plugins", "--", "--debug"];
     const ran = await step("exec", "conda_run", {
