@@ -3,13 +3,18 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
-import { isGone, killAll, printedPids, waitUntil } from "../execute/process-test-helpers.ts";
+import {
+  isGone,
+  killAll,
+  printedPids,
+  spawnTreeScript,
+  waitUntil,
+} from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
 
 const ROUNDS = 5;
-const SPAWN_TREE = join(import.meta.dir, "..", "fixtures", "bin", "spawn-tree");
 // depth 2, width 2: 2 + 4 nodes, plus the parent of the SIGTERM-ignoring grandchild and it.
 const TREE_SIZE = 8;
 
@@ -47,11 +52,7 @@ type Structured = {
 function round(kind: string, n: number): { dir: string; script: string } {
   const dir = join(fixture.root, `${kind}-${n}`);
   mkdirSync(dir);
-  const script = [
-    `ps -o pgid= -p $$ > '${join(dir, "pgid")}'`,
-    `exec '${SPAWN_TREE}' 2 2 > '${join(dir, "pids")}' 2> '${join(dir, "ready")}'`,
-  ].join("; ");
-  return { dir, script };
+  return { dir, script: spawnTreeScript(dir) };
 }
 
 function read(dir: string, name: string): string {

@@ -71,3 +71,14 @@ export function killAll(pids: readonly number[]): void {
     }
   }
 }
+
+/**
+ * A shell line that records its process group in `dir/pgid`, then becomes spawn-tree (depth 2,
+ * width 2) with its pids in `dir/pids` and its "ready" in `dir/ready`.
+ */
+export function spawnTreeScript(dir: string): string {
+  return [
+    `ps -o pgid= -p $$ > '${join(dir, "pgid")}'`,
+    `exec '${fixture("spawn-tree")}' 2 2 > '${join(dir, "pids")}' 2> '${join(dir, "ready")}'`,
+  ].join("; ");
+}

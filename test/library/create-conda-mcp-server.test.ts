@@ -164,7 +164,9 @@ describeRealConda("createCondaMcpServer", () => {
         { timeout: 120_000 },
       )) as CallToolResult;
       const structured = result.structuredContent as { parsed_json: { conda_version: string } };
-      expect(structured.parsed_json.conda_version).toBe(String(embedded.capabilities.conda_version));
+      expect(structured.parsed_json.conda_version).toBe(
+        String(embedded.capabilities.conda_version),
+      );
     } finally {
       await client.close();
       await embedded.close();

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
-import { isGone, killAll, printedPids, waitUntil } from "../execute/process-test-helpers.ts";
+import {
+  isGone,
+  killAll,
+  printedPids,
+  spawnTreeScript,
+  waitUntil,
+} from "../execute/process-test-helpers.ts";
 import {
   describeRealConda,
   makeRealCondaSandbox,
@@ -15,8 +21,6 @@ import { type RunningServer, startServer, withDeadline } from "../support/start-
 
 // The server as a client sees it, on the real conda: over stdio (`bun src/main.ts`, or the
 // binary named by CONDA_MCP_TEST_BINARY) and over Streamable HTTP.
-
-const SPAWN_TREE = join(import.meta.dir, "..", "fixtures", "bin", "spawn-tree");
 
 let sandbox: RealCondaSandbox;
 let server: RunningServer;
@@ -105,10 +109,7 @@ describeRealConda("the server over stdio", () => {
   test("a cancelled conda_run ends the whole process tree and the server keeps serving", async () => {
     const dir = join(sandbox.root, "tree");
     mkdirSync(dir);
-    const script = [
-      `ps -o pgid= -p $$ > '${join(dir, "pgid")}'`,
-      `exec '${SPAWN_TREE}' 2 2 > '${join(dir, "pids")}' 2> '${join(dir, "ready")}'`,
-    ].join("; ");
+    const script = spawnTreeScript(dir);
     const controller = new AbortController();
     const pending = server.client
       .callTool(
