@@ -185,7 +185,12 @@ export function prepareServer(
     if (!hooks.onExecution) return execution;
     const observe = hooks.onExecution;
     return execution.then((result) => {
-      observe({ tool: options.tool, argv, result, durationMs: performance.now() - started });
+      // A host's observer failing must not fail the call it observes.
+      try {
+        observe({ tool: options.tool, argv, result, durationMs: performance.now() - started });
+      } catch (error) {
+        input.log(`onExecution failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
       return result;
     });
   };

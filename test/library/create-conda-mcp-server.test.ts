@@ -117,6 +117,31 @@ describe("createCondaMcpServer on the fixture conda", () => {
     );
   });
 
+  test("an observer that throws fails neither the call nor the server", async () => {
+    const lines: string[] = [];
+    const throwing = await createCondaMcpServer({
+      conda: fixture.condaExe,
+      env: fixture.env,
+      cache: false,
+      onExecution: () => {
+        throw new Error("observer broke");
+      },
+      log: (line) => lines.push(line),
+    });
+    const other = await connect(throwing);
+    try {
+      const result = (await other.callTool({
+        name: "conda_info",
+        arguments: { json: true },
+      })) as CallToolResult;
+      expect(result.isError).toBe(false);
+      expect(lines).toEqual(["onExecution failed: observer broke"]);
+    } finally {
+      await other.close();
+      await throwing.close();
+    }
+  });
+
   test("settings are checked as the command line checks them", async () => {
     const error = await createCondaMcpServer({ conda: fixture.condaExe, timeoutSeconds: 0 }).catch(
       (e: unknown) => e,
