@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -221,7 +222,12 @@ export function createServer(deps: ServerDeps): Server {
     const decision = checkExecutePolicy(classification.cls, deps.policy);
     if (!decision.allowed) return errorResult(decision.message);
     if (classification.path !== null) {
-      const guard = guardCall(classification.path, classification.args, deps.guardFacts);
+      // conda resolves relative paths against the call's own working directory.
+      const facts =
+        cwd === undefined
+          ? deps.guardFacts
+          : { ...deps.guardFacts, cwd: resolve(deps.guardFacts.cwd, cwd) };
+      const guard = guardCall(classification.path, classification.args, facts);
       if (!guard.allowed) return errorResult(guard.message);
     }
     const timeoutMs =

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
@@ -165,7 +165,8 @@ export function prepareServer(
         {
           command,
           argv: [...leadingArgs, ...argv],
-          cwd: options.cwd ?? config.cwd,
+          // A relative cwd is taken from the server's, as the guards take it.
+          cwd: options.cwd === undefined ? config.cwd : resolve(config.cwd, options.cwd),
           stdin: options.stdin,
           env: config.env,
         },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
@@ -27,7 +27,7 @@ const POLICY_ARGS = {
   read: [],
   write: ["--allow-write"],
   destructive: ["--allow-destructive"],
-  exec: ["--allow-exec"],
+  exec: ["--allow-exec", "--allow-write"],
 };
 
 beforeAll(async () => {
@@ -227,6 +227,27 @@ describeRealConda("agent workflows through an MCP client", () => {
     const shown = await step("read", "conda_config", { show: ["channels"], json: true });
     succeeded(shown);
     expect(shown.changes).toEqual(nothingChanged);
+  });
+
+  test("conda_execute's guards resolve a relative prefix against the call's cwd, as conda does", async () => {
+    const dir = join(sandbox.root, "work");
+    await mkdir(join(dir, "plain"), { recursive: true });
+    await writeFile(join(dir, "plain", "precious.txt"), "keep me\n");
+    const argv = [
+      "create",
+      "-y",
+      "-p",
+      "plain",
+      "--override-channels",
+      "-c",
+      sandbox.channel,
+      "tinyhello",
+    ];
+    const refused = await step("exec", "conda_execute", { argv, cwd: dir });
+    expect(refused.result.isError).toBe(true);
+    expect(text(refused.result)).toContain("Refused");
+    expect(refused.changes).toEqual(nothingChanged);
+    expect(existsSync(join(dir, "plain", "conda-meta"))).toBe(false);
   });
 
   test("run tinyhello inside the environment, option-like arguments reaching it unchanged (--allow-exec)", async () => {
