@@ -20,4 +20,7 @@ export async function serveStdio(
   await closed;
   shutdown.abort();
   await server.close().catch(() => {});
+  // The SDK forgets a transport once it reports its close; answers still on their way out
+  // must reach the pipe before the process exits.
+  await transport.close();
 }

@@ -39,6 +39,7 @@ export class StdioLineTransport implements Transport, LineConsumer {
   // Requests replayed from the start-up answerer: their answers are swallowed once.
   readonly #answered = new Map<string | number, () => void>();
   #closed = false;
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(reader: LineReader, output: Writable, options: StdioLineTransportOptions = {}) {
     this.#reader = reader;
@@ -74,11 +75,14 @@ export class StdioLineTransport implements Transport, LineConsumer {
     await this.#write(message);
   }
 
+  /** Stops reading and, already closed or not, resolves once every answer is written out. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#reader.close();
-    this.onclose?.();
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#reader.close();
+      this.onclose?.();
+    }
+    await Promise.all(this.#pending);
   }
 
   take(line: InputLine): boolean {
@@ -123,10 +127,14 @@ export class StdioLineTransport implements Transport, LineConsumer {
     );
   }
 
+  // Resolves from the write's own callback, once the line is handed to the OS: Bun's
+  // process.exit does not wait for a pipe, and a large answer may still be queued.
   #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.#output.once("drain", resolve);
+    const written = new Promise<void>((resolve) => {
+      this.#output.write(`${JSON.stringify(message)}\n`, () => resolve());
     });
+    this.#pending.add(written);
+    written.then(() => this.#pending.delete(written));
+    return written;
   }
 }
