@@ -183,7 +183,8 @@ export function describeParam(
   glossary: ReadonlyMap<string, string> = new Map(),
 ): string {
   const others = conflictsOf(param, command, detail);
-  const conflicts = others.length > 0 ? `Not with: ${others.join(", ")}.` : "";
+  const label = detail === "compact" ? "Not with" : "Cannot be combined with";
+  const conflicts = others.length > 0 ? `${label}: ${others.join(", ")}.` : "";
   const shape = param.shape;
   if (detail === "compact") {
     const parts: string[] = [];
@@ -229,7 +230,7 @@ export function describeParam(
         `conda itself reads ${shape.preParser.option_strings.join(", ")} (and their abbreviations) anywhere before a '--' item, so such items are refused before one.`,
       );
   }
-  if (conflicts) parts.push(conflicts.replace("Not with:", "Cannot be combined with:"));
+  if (conflicts) parts.push(conflicts);
   return parts.join(" ");
 }
 
