@@ -108,7 +108,7 @@ export async function createCondaMcpServer(
   const server = createServer(prepared.deps);
   return {
     server,
-    capabilities: JSON.parse(prepared.deps.capabilitiesJson),
+    capabilities: JSON.parse(prepared.deps.capabilitiesJson()),
     close: async () => {
       prepared.shutdown.abort();
       await prepared.settled();

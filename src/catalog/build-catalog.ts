@@ -9,7 +9,6 @@ import type {
   ParamShape,
 } from "./catalog-types.ts";
 import { classifyAction } from "./classify-action.ts";
-import { listArguments } from "./list-arguments.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 
 type Redact = (text: string) => string;
@@ -120,15 +119,8 @@ function markRawOnly(command: CatalogCommand, reason: string): void {
   command.reason = reason;
 }
 
-/** One command: its params, groups, whether it can be a typed tool, and all its arguments. */
+/** One command: its params, groups, and whether it can be a typed tool. */
 function describeCommand(parser: RawParser, aliases: string[][], context: Context): CatalogCommand {
-  const command = commandParams(parser, aliases, context);
-  command.arguments = listArguments(parser, command.params, context.redact);
-  return command;
-}
-
-/** A command's params and groups, and whether it can be a typed tool. */
-function commandParams(parser: RawParser, aliases: string[][], context: Context): CatalogCommand {
   const { diagnostics, redact, preParser } = context;
   const command: CatalogCommand = {
     path: parser.path,
@@ -148,7 +140,6 @@ function commandParams(parser: RawParser, aliases: string[][], context: Context)
         }
       : null,
     hiddenOptions: 0,
-    arguments: [],
   };
 
   if (MOCK_COMMANDS.has(parser.path.join(" "))) {

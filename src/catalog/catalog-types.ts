@@ -119,8 +119,6 @@ export interface CatalogCommand {
   plugin: { name: string; distribution: string | null; external: boolean } | null;
   /** Number of hidden (`help=SUPPRESS`) options left out of the schema. */
   hiddenOptions: number;
-  /** Every argparse action of the command's parser, served or not. */
-  arguments: CommandArgument[];
 }
 
 /** A finding about the tree that a client or user may want to know. */

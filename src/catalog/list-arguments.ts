@@ -1,5 +1,5 @@
 import type { RawParser } from "../discover/raw-tree.ts";
-import type { CommandArgument, Param } from "./catalog-types.ts";
+import type { CatalogCommand, CommandArgument } from "./catalog-types.ts";
 import { behaviourOf } from "./classify-action.ts";
 
 /** A JSON value with every string in it redacted. */
@@ -14,16 +14,25 @@ function redactValue(value: unknown, redact: (text: string) => string): unknown 
   return value;
 }
 
+/** The parser of a command path, found from the root. */
+function parserAt(root: RawParser, path: readonly string[]): RawParser | null {
+  let node: RawParser | undefined = root;
+  for (const name of path) node = node?.subcommands.find((s) => s.path.at(-1) === name);
+  return node ?? null;
+}
+
 /**
- * Every argparse action of a parser as conda declares it, each with the tool property that
- * serves it (matched by option string, or by dest for positionals), all text redacted.
+ * Every argparse action of a command's parser as conda declares it, each with the tool
+ * property that serves it (matched by option string, or by dest for positionals), all text
+ * redacted. Built only for conda://capabilities, so start-up does not pay for it.
  */
 export function listArguments(
-  parser: RawParser,
-  params: readonly Param[],
+  root: RawParser,
+  command: CatalogCommand,
   redact: (text: string) => string,
 ): CommandArgument[] {
-  return parser.actions.map((action) => {
+  const params = command.params;
+  return (parserAt(root, command.path)?.actions ?? []).map((action) => {
     const param = params.find((p) =>
       action.option_strings.length === 0
         ? p.option === null && p.dest === action.dest

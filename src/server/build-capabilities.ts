@@ -1,6 +1,7 @@
 import type { Catalog } from "../catalog/catalog-types.ts";
+import { listArguments } from "../catalog/list-arguments.ts";
 import { redactSecrets } from "../catalog/redact-secrets.ts";
-import type { RawPluginDistribution } from "../discover/raw-tree.ts";
+import type { RawParser, RawPluginDistribution } from "../discover/raw-tree.ts";
 
 /** URI of the one resource this server offers. */
 export const CAPABILITIES_URI = "conda://capabilities";
@@ -15,6 +16,10 @@ export interface CapabilitiesInput {
   /** Who answered `initialize` and `tools/list` on stdio: the startup snapshot or this server. */
   handshakeSource: "snapshot" | "server";
   catalog: Catalog;
+  /** The introspected tree the catalog came from, for every command's complete arguments. */
+  tree: RawParser;
+  /** Values to redact from the arguments' text (see credentialValues). */
+  secretValues: readonly string[];
   plugins: RawPluginDistribution[];
   /** Every tool the server lists, generated or not. */
   listedTools: string[];
@@ -27,6 +32,7 @@ export interface CapabilitiesInput {
  * passed through the secret redactor.
  */
 export function buildCapabilities(input: CapabilitiesInput): string {
+  const redact = (text: string) => redactSecrets(text, input.secretValues);
   const document = {
     server: { name: "conda-mcp", version: input.serverVersion },
     target_executable: input.targetExecutable,
@@ -54,7 +60,7 @@ export function buildCapabilities(input: CapabilitiesInput): string {
         plugin: c.plugin,
         hidden_options: c.hiddenOptions,
         exclusive_groups: c.exclusiveGroups,
-        arguments: c.arguments,
+        arguments: listArguments(input.tree, c, redact),
       })),
       diagnostics: input.catalog.diagnostics.map((d) => ({
         ...d,

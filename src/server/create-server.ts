@@ -54,7 +54,8 @@ export interface ServerDeps {
   glossary: ReadonlyMap<string, string>;
   /** Every cataloged command, for resolving raw command lines. */
   commands: CatalogCommand[];
-  capabilitiesJson: string;
+  /** The conda://capabilities document (built once, on first use). */
+  capabilitiesJson: () => string;
   policy: PolicyOptions;
   guardFacts: GuardFacts;
   timeoutMs: number;
@@ -156,7 +157,7 @@ export function createServer(deps: ServerDeps): Server {
     }
     return {
       contents: [
-        { uri: CAPABILITIES_URI, mimeType: "application/json", text: deps.capabilitiesJson },
+        { uri: CAPABILITIES_URI, mimeType: "application/json", text: deps.capabilitiesJson() },
       ],
     };
   });
@@ -217,16 +218,18 @@ export function createServer(deps: ServerDeps): Server {
     const limits = { maxStdinBytes: deps.maxStdinBytes, timeoutSeconds: deps.timeoutMs / 1000 };
     const validated = validateExecuteInput(input, limits);
     if (!validated.success) return invalidArguments("conda_execute", validated.issues);
-    const { argv, cwd, stdin, timeout_seconds } = validated.output;
+    const { argv, stdin, timeout_seconds } = validated.output;
+    // conda resolves relative paths against the call's own working directory, which is taken
+    // from the server's when relative: the guards and the spawn both use this one.
+    const cwd =
+      validated.output.cwd === undefined
+        ? undefined
+        : resolve(deps.guardFacts.cwd, validated.output.cwd);
     const classification = classifyArgv(argv, lookup);
     const decision = checkExecutePolicy(classification.cls, deps.policy);
     if (!decision.allowed) return errorResult(decision.message);
     if (classification.path !== null) {
-      // conda resolves relative paths against the call's own working directory.
-      const facts =
-        cwd === undefined
-          ? deps.guardFacts
-          : { ...deps.guardFacts, cwd: resolve(deps.guardFacts.cwd, cwd) };
+      const facts = cwd === undefined ? deps.guardFacts : { ...deps.guardFacts, cwd };
       const guard = guardCall(classification.path, classification.args, facts);
       if (!guard.allowed) return errorResult(guard.message);
     }

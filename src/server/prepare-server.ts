@@ -1,7 +1,8 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
+import { credentialValues } from "../catalog/credential-values.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
 import type { Config } from "../config.ts";
 import { computeFingerprint } from "../discover/compute-fingerprint.ts";
@@ -140,18 +141,25 @@ export function prepareServer(
   const filter = hooks.filterTools;
   const entries = filter ? registry.entries.filter((e) => filter(e.definition)) : registry.entries;
 
-  const capabilitiesJson = buildCapabilities({
-    serverVersion: input.version,
-    targetExecutable: discovery.executable,
-    condaVersion: introspection.conda_version,
-    fingerprint: discovery.fingerprint,
-    catalogSource: discovery.source,
-    handshakeSource: input.handshakeSource,
-    catalog,
-    plugins: introspection.external_plugins,
-    listedTools: entries.map((e) => e.definition.name),
-    policy,
-  });
+  // Built on first read (it describes every argument of every command), then kept: immutable.
+  let capabilities: string | null = null;
+  const capabilitiesJson = () => {
+    capabilities ??= buildCapabilities({
+      serverVersion: input.version,
+      targetExecutable: discovery.executable,
+      condaVersion: introspection.conda_version,
+      fingerprint: discovery.fingerprint,
+      catalogSource: discovery.source,
+      handshakeSource: input.handshakeSource,
+      catalog,
+      tree: introspection.tree,
+      secretValues: credentialValues(config.env),
+      plugins: introspection.external_plugins,
+      listedTools: entries.map((e) => e.definition.name),
+      policy,
+    });
+    return capabilities;
+  };
 
   const shutdown = new AbortController();
   const queue = new ExecutionQueue();
@@ -165,8 +173,7 @@ export function prepareServer(
         {
           command,
           argv: [...leadingArgs, ...argv],
-          // A relative cwd is taken from the server's, as the guards take it.
-          cwd: options.cwd === undefined ? config.cwd : resolve(config.cwd, options.cwd),
+          cwd: options.cwd ?? config.cwd,
           stdin: options.stdin,
           env: config.env,
         },

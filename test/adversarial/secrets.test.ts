@@ -5,6 +5,7 @@ import { credentialValues } from "../../src/catalog/credential-values.ts";
 import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
+import { buildCapabilities } from "../../src/server/build-capabilities.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";
@@ -189,6 +190,23 @@ describe("catalog redaction on a recorded conda tree", () => {
     const dump = JSON.stringify(catalog);
     expect(dump).toContain("<redacted>");
     expect(leaked(dump)).toEqual([]);
+    // conda://capabilities lists every argument of every command from the same tree.
+    const capabilities = buildCapabilities({
+      serverVersion: "0",
+      targetExecutable: "/opt/conda/bin/conda",
+      condaVersion: "26.7",
+      fingerprint: "f",
+      catalogSource: "introspection",
+      handshakeSource: "server",
+      catalog,
+      tree,
+      secretValues: credentialValues(ENV_SECRETS),
+      plugins: [],
+      listedTools: [],
+      policy: { allowWrite: false, allowDestructive: false, allowExec: false },
+    });
+    expect(capabilities).toContain("<redacted>");
+    expect(leaked(capabilities)).toEqual([]);
     const command = catalog.commands.find((c) => c.path.join(" ") === "install");
     if (!command) throw new Error("no install command");
     const schema = buildInputSchema(command);
