@@ -5,8 +5,9 @@ import packageJson from "../package.json" with { type: "json" };
 import { parseConfig } from "./config.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
+import type { ExecutionEvent } from "./server/create-run-conda.ts";
 import { createServer } from "./server/create-server.ts";
-import { type ExecutionEvent, prepareServer } from "./server/prepare-server.ts";
+import { prepareServer } from "./server/prepare-server.ts";
 
 export type { ExecutionEvent };
 

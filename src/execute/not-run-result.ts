@@ -17,5 +17,6 @@ export function notRunResult(
     stdout_truncated: false,
     stderr_truncated: false,
     restart_required: false,
+    killed: false,
   };
 }

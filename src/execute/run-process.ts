@@ -108,6 +108,7 @@ export async function runProcess(
 
   const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   let stopReason: "timed_out" | "cancelled" | null = null;
+  let killed = false;
   const stop = Promise.withResolvers<void>();
   const stopFor = (reason: "timed_out" | "cancelled") => {
     // The first reason wins; a child that already exited keeps its own exit code.
@@ -134,7 +135,7 @@ export async function runProcess(
   try {
     await Promise.race([child.exited, stop.promise]);
     if (stopReason !== null) {
-      await terminateTree(child.pid, hasExited, options, request.env);
+      killed = await terminateTree(child.pid, hasExited, options, request.env);
       await withDeadline(child.exited, EXIT_AFTER_KILL_MS);
     }
     await drainPipes(Promise.all([stdout.result, stderr.result]), {
@@ -170,25 +171,27 @@ export async function runProcess(
     stdout_truncated: out.truncated,
     stderr_truncated: err.truncated,
     restart_required: false,
+    killed,
   };
 }
 
 // SIGTERM the group, give it graceMs to end, then SIGKILL whatever is left (on Windows,
-// taskkill /T /F ends the tree at once).
+// taskkill /T /F ends the tree at once). True when something had to be killed.
 async function terminateTree(
   pid: number,
   hasExited: () => boolean,
   options: RunOptions,
   env: Readonly<Record<string, string>>,
-): Promise<void> {
+): Promise<boolean> {
   await killProcessTree(pid, "SIGTERM", options.platform, env);
-  if (options.platform === "win32") return;
+  if (options.platform === "win32") return true;
   const graceEnd = performance.now() + (options.graceMs ?? DEFAULT_GRACE_MS);
   while (performance.now() < graceEnd) {
-    if (hasExited() && !isGroupAlive(pid, options.platform)) return;
+    if (hasExited() && !isGroupAlive(pid, options.platform)) return false;
     await sleep(POLL_MS);
   }
   await killProcessTree(pid, "SIGKILL", options.platform, env);
+  return true;
 }
 
 // Reading a pipe to its end also waits for every process that inherited it. After the child

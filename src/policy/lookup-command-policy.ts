@@ -2,7 +2,7 @@ import {
   BUILTIN_COMMAND_POLICIES,
   type CommandPolicy,
   UNKNOWN_COMMAND_POLICY,
-} from "./builtin-command-policies.ts";
+} from "./command-policies.ts";
 
 /** Where a command comes from, as the catalog knows it. */
 export interface CommandOrigin {

@@ -26,6 +26,11 @@ const PROPERTIES = {
     type: "boolean",
     description: "conda's commands or plugins changed during the run: restart the server.",
   },
+  killed: {
+    type: "boolean",
+    description:
+      "The process did not stop within the grace after SIGTERM and was killed; an environment it was changing may be inconsistent.",
+  },
 } as const satisfies Record<keyof ExecutionResult, PropertySchema>;
 
 /** JSON Schema of ExecutionResult, the outputSchema of every tool that runs conda. */

@@ -16,4 +16,9 @@ export interface ExecutionResult {
   stderr_truncated: boolean;
   /** The discovery fingerprint changed during the run (e.g. a plugin was installed). */
   restart_required: boolean;
+  /**
+   * The process tree did not end within the grace after SIGTERM and was killed: work conda
+   * was doing then (a transaction's rollback) may be incomplete.
+   */
+  killed: boolean;
 }

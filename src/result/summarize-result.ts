@@ -28,6 +28,10 @@ export function summarizeResult(
     const cap = maxOutputBytes === undefined ? "" : ` at ${formatBytes(maxOutputBytes)}`;
     line += `; ${truncated.join(" and ")} truncated${cap}`;
   }
+  if (result.killed) {
+    line +=
+      "; killed when it did not stop after SIGTERM: an environment it was changing may be inconsistent";
+  }
   if (result.restart_required) line += "; conda changed: restart required";
   return line;
 }

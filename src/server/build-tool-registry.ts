@@ -1,8 +1,11 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog, CatalogCommand } from "../catalog/catalog-types.ts";
-import type { ToolAnnotations } from "../policy/builtin-command-policies.ts";
 import type { CommandClass } from "../policy/command-class.ts";
-import { lookupCommandPolicy } from "../policy/lookup-command-policy.ts";
+import type { ToolAnnotations } from "../policy/command-policies.ts";
+import {
+  lookupCommandPolicy,
+  type ResolvedCommandPolicy,
+} from "../policy/lookup-command-policy.ts";
 import { selectTools } from "../policy/select-tools.ts";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
 import {
@@ -22,6 +25,8 @@ export type ToolEntry =
       command: CatalogCommand;
       schema: ToolSchema;
       baseClass: CommandClass;
+      /** The command's reviewed policy, resolved once. */
+      policy: ResolvedCommandPolicy;
     }
   | { kind: "execute"; definition: Tool; baseClass: CommandClass }
   | { kind: "cli_command"; definition: Tool; baseClass: CommandClass };
@@ -80,6 +85,7 @@ function generatedEntry(
     command,
     schema,
     baseClass: policy.baseClass,
+    policy,
     definition: {
       name: command.toolName as string,
       title: annotations.title,

@@ -15,11 +15,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
 import type { Heartbeat } from "../execute/run-process.ts";
+import type { CallFacts } from "../policy/call-facts.ts";
 import { checkExecutePolicy } from "../policy/check-execute-policy.ts";
-import { checkPolicy, type PolicyOptions } from "../policy/check-policy.ts";
-import { type CatalogLookup, classifyArgv } from "../policy/classify-argv.ts";
+import { checkPolicy, type PolicyDecision, type PolicyOptions } from "../policy/check-policy.ts";
 import { classifyCall } from "../policy/classify-call.ts";
-import { type GuardFacts, guardCall } from "../policy/guard-call.ts";
+import { classifyFacts, type FindCommand } from "../policy/classify-facts.ts";
+import type { CommandClass } from "../policy/command-class.ts";
+import type { FactsAnswer } from "../policy/find-call-facts.ts";
+import { guardCall } from "../policy/guard-call.ts";
+import type { ResolvedCommandPolicy } from "../policy/lookup-command-policy.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import { renderToolResult } from "../result/render-tool-result.ts";
 import { buildArgv } from "../schema/build-argv.ts";
@@ -29,7 +33,18 @@ import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import type { ToolEntry } from "./build-tool-registry.ts";
 import { EXECUTE_TOOL_NAME, validateExecuteInput } from "./execute-tool.ts";
 
-/** Runs conda with argv after the executable; queued, capped, killable. */
+/** Whether a call may run, decided in its turn of the queue, when conda's facts are current. */
+export type Admission =
+  | { readonly allowed: false; readonly message: string }
+  | {
+      readonly allowed: true;
+      /** The call may change an environment: a cancel waits for conda's rollback. */
+      readonly changes: boolean;
+      /** How summaries and progress name the call (`conda remove`). */
+      readonly label: string;
+    };
+
+/** Runs conda with argv after the executable once admitted; queued, capped, killable. */
 export type RunConda = (
   argv: string[],
   options: {
@@ -39,9 +54,17 @@ export type RunConda = (
     stdin?: string;
     timeoutMs: number;
     signal: AbortSignal;
-    onHeartbeat?: (heartbeat: Heartbeat) => void;
+    onHeartbeat?: (heartbeat: Heartbeat, label: string) => void;
+    admit: (signal: AbortSignal) => Promise<Admission>;
   },
-) => Promise<ExecutionResult>;
+) => Promise<{ ran: ExecutionResult; label: string } | { refused: string }>;
+
+/** Asks the target's conda what it would do with argv, run in cwd (the call's directory). */
+export type FindFacts = (
+  argv: readonly string[],
+  cwd: string,
+  signal: AbortSignal,
+) => Promise<FactsAnswer>;
 
 /** Answers a conda_cli_command call (input already received as JSON). */
 export type CliCommandHandler = (input: unknown) => Promise<CallToolResult>;
@@ -57,7 +80,9 @@ export interface ServerDeps {
   /** The conda://capabilities document (built once, on first use). */
   capabilitiesJson: () => string;
   policy: PolicyOptions;
-  guardFacts: GuardFacts;
+  findFacts: FindFacts;
+  /** The server's working directory: relative paths of calls are resolved against it. */
+  cwd: string;
   timeoutMs: number;
   maxStdinBytes: number;
   maxOutputBytes: number;
@@ -94,27 +119,52 @@ function invalidArguments(tool: string, issues: ArgumentIssue[]): CallToolResult
   return errorResult([`Invalid arguments for ${tool}:`, ...lines].join("\n"));
 }
 
-/** Maps the leading words of a raw command line to a cataloged command, aliases included. */
-export function createCatalogLookup(commands: CatalogCommand[]): CatalogLookup {
-  const byPath = new Map<string, CatalogCommand>();
-  for (const command of commands) {
-    byPath.set(command.path.join(" "), command);
-    for (const alias of command.aliases) byPath.set(alias.join(" "), command);
-  }
-  return (tokens) => {
-    for (let n = tokens.length; n > 0; n--) {
-      const command = byPath.get(tokens.slice(0, n).join(" "));
-      if (command) {
-        return {
-          path: command.path,
-          consumed: n,
-          params: command.params,
-          external: command.plugin?.external ?? false,
-        };
-      }
-    }
-    return null;
+type Refusal = Extract<PolicyDecision, { allowed: false }>;
+
+/** Finds a cataloged command by the canonical path conda's parser chose. */
+export function createFindCommand(commands: CatalogCommand[]): FindCommand {
+  const byPath = new Map(commands.map((c) => [c.path.join(" "), c]));
+  return (path) => {
+    const command = byPath.get(path.join(" "));
+    return command ? { external: command.plugin?.external ?? false } : null;
   };
+}
+
+/** Refuses a call conda could not be asked about: what it would touch is unknown. */
+function unanswered(why: string): Refusal {
+  return {
+    allowed: false,
+    message: `Refused: conda-mcp could not ask conda what this call would do (${why}).`,
+  };
+}
+
+/** The guard of a changing call, from conda's facts; they must name the command the tool runs. */
+function guardFromFacts(
+  policy: ResolvedCommandPolicy,
+  path: readonly string[],
+  facts: CallFacts,
+  options: PolicyOptions,
+): PolicyDecision {
+  // conda stops before running anything: it reports its own error (or only prints help).
+  if (facts.outcome !== "parsed") return { allowed: true };
+  if (facts.path.join(" ") !== path.join(" ")) {
+    return unanswered("conda parsed this command line as another command");
+  }
+  return policy.guard ? guardCall(policy.guard, facts, options) : { allowed: true };
+}
+
+// conda rolls a transaction back when signalled; a program run by `conda run` has none.
+function changes(cls: CommandClass): boolean {
+  return cls === "write" || cls === "destructive";
+}
+
+/** Tool arguments keyed by argparse dest, as conda's namespace holds them. */
+function valuesByDest(command: CatalogCommand, args: Record<string, unknown>) {
+  const values: Record<string, unknown> = {};
+  for (const param of command.params) {
+    if (param.name in args) values[param.dest] = args[param.name];
+  }
+  return values;
 }
 
 /** The low-level MCP server with conda's tools and the capabilities resource. */
@@ -130,7 +180,7 @@ export function createServer(deps: ServerDeps): Server {
     },
   );
   const byName = new Map(deps.entries.map((e) => [e.definition.name, e]));
-  const lookup = createCatalogLookup(deps.commands);
+  const findCommand = createFindCommand(deps.commands);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: deps.entries.map((e) => e.definition),
@@ -162,18 +212,23 @@ export function createServer(deps: ServerDeps): Server {
     };
   });
 
-  /** Runs argv through the queue, with progress when asked, and checks for restart need. */
+  /** Runs argv through the queue once admitted, with progress when asked. */
   async function run(
-    label: string,
     argv: string[],
     extra: Extra,
-    options: { tool: string; cwd?: string; stdin?: string; timeoutMs: number },
+    options: {
+      tool: string;
+      cwd?: string;
+      stdin?: string;
+      timeoutMs: number;
+      admit: (signal: AbortSignal) => Promise<Admission>;
+    },
   ): Promise<CallToolResult> {
     const progressToken = extra._meta?.progressToken;
     const onHeartbeat =
       progressToken === undefined
         ? undefined
-        : (beat: Heartbeat) => {
+        : (beat: Heartbeat, label: string) => {
             const seconds = Math.round(beat.elapsedMs / 1000);
             const last = beat.lastStderrLine ? `; ${beat.lastStderrLine.slice(0, 200)}` : "";
             void extra
@@ -187,11 +242,16 @@ export function createServer(deps: ServerDeps): Server {
               })
               .catch(() => {});
           };
-    const result = await deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
+    const outcome = await deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
+    if ("refused" in outcome) return errorResult(outcome.refused);
+    const result = outcome.ran;
     if (!result.cancelled) {
       result.restart_required = deps.currentFingerprint() !== deps.startupFingerprint;
     }
-    return renderToolResult(result, { summaryLabel: label, maxOutputBytes: deps.maxOutputBytes });
+    return renderToolResult(result, {
+      summaryLabel: outcome.label,
+      maxOutputBytes: deps.maxOutputBytes,
+    });
   }
 
   async function callGenerated(
@@ -199,18 +259,26 @@ export function createServer(deps: ServerDeps): Server {
     input: unknown,
     extra: Extra,
   ) {
-    const { command } = entry;
+    const { command, policy } = entry;
     const validated = validateArgs(command, entry.schema, input);
     if (!validated.success) return invalidArguments(entry.definition.name, validated.issues);
-    const args = validated.output;
-    const cls = classifyCall(command.path, args, { external: command.plugin?.external ?? false });
+    const cls = classifyCall(policy, valuesByDest(command, validated.output));
     const decision = checkPolicy(cls, deps.policy);
     if (!decision.allowed) return errorResult(decision.message);
-    const guard = guardCall(command.path, args, deps.guardFacts);
-    if (!guard.allowed) return errorResult(guard.message);
-    return run(`conda ${command.path.join(" ")}`, buildArgv(command, args), extra, {
+    const argv = buildArgv(command, validated.output);
+    const label = `conda ${command.path.join(" ")}`;
+    // Only a call that can change something, of a command with a guard, needs conda's facts.
+    const needsFacts = policy.guard !== undefined && (cls === "write" || cls === "destructive");
+    return run(argv, extra, {
       tool: entry.definition.name,
       timeoutMs: deps.timeoutMs,
+      admit: async (signal) => {
+        if (!needsFacts) return { allowed: true, changes: changes(cls), label };
+        const answer = await deps.findFacts(argv, deps.cwd, signal);
+        if (!answer.ok) return unanswered(answer.why);
+        const guard = guardFromFacts(policy, command.path, answer.facts, deps.policy);
+        return guard.allowed ? { allowed: true, changes: true, label } : guard;
+      },
     });
   }
 
@@ -219,24 +287,35 @@ export function createServer(deps: ServerDeps): Server {
     const validated = validateExecuteInput(input, limits);
     if (!validated.success) return invalidArguments("conda_execute", validated.issues);
     const { argv, stdin, timeout_seconds } = validated.output;
+    // Refused before its turn in the queue: no facts can lift the need for --allow-exec.
+    const execDecision = checkExecutePolicy("exec", deps.policy);
+    if (!execDecision.allowed) return errorResult(execDecision.message);
     // conda resolves relative paths against the call's own working directory, which is taken
-    // from the server's when relative: the guards and the spawn both use this one.
-    const cwd =
-      validated.output.cwd === undefined
-        ? undefined
-        : resolve(deps.guardFacts.cwd, validated.output.cwd);
-    const classification = classifyArgv(argv, lookup);
-    const decision = checkExecutePolicy(classification.cls, deps.policy);
-    if (!decision.allowed) return errorResult(decision.message);
-    if (classification.path !== null) {
-      const facts = cwd === undefined ? deps.guardFacts : { ...deps.guardFacts, cwd };
-      const guard = guardCall(classification.path, classification.args, facts);
-      if (!guard.allowed) return errorResult(guard.message);
-    }
+    // from the server's when relative: the facts and the spawn both use this one.
+    const cwd = resolve(deps.cwd, validated.output.cwd ?? ".");
     const timeoutMs =
       timeout_seconds === undefined ? deps.timeoutMs : Math.round(timeout_seconds * 1000);
-    const label = classification.path ? `conda ${classification.path.join(" ")}` : "conda";
-    return run(label, argv, extra, { tool: EXECUTE_TOOL_NAME, cwd, stdin, timeoutMs });
+    return run(argv, extra, {
+      tool: EXECUTE_TOOL_NAME,
+      cwd,
+      stdin,
+      timeoutMs,
+      admit: async (signal) => {
+        const answer = await deps.findFacts(argv, cwd, signal);
+        if (!answer.ok) return unanswered(answer.why);
+        const { facts } = answer;
+        const { cls, policy } = classifyFacts(facts, findCommand);
+        const decision = checkExecutePolicy(cls, deps.policy);
+        if (!decision.allowed) return decision;
+        const path = facts.outcome === "parsed" ? facts.path : [];
+        const label = path.length > 0 ? `conda ${path.join(" ")}` : "conda";
+        if (policy !== null && (cls === "write" || cls === "destructive")) {
+          const guard = guardFromFacts(policy, path, facts, deps.policy);
+          if (!guard.allowed) return guard;
+        }
+        return { allowed: true, changes: changes(cls), label };
+      },
+    });
   }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

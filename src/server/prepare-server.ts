@@ -1,5 +1,3 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { credentialValues } from "../catalog/credential-values.ts";
@@ -9,28 +7,20 @@ import { computeFingerprint } from "../discover/compute-fingerprint.ts";
 import type { Discovery } from "../discover/discover.ts";
 import { scanCondaEntryPoints } from "../discover/scan-conda-entry-points.ts";
 import { CondaMcpError } from "../errors.ts";
-import { ExecutionQueue } from "../execute/execution-queue.ts";
-import { runProcess } from "../execute/run-process.ts";
-import type { GuardFacts } from "../policy/guard-call.ts";
+import { findCallFacts } from "../policy/find-call-facts.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
-import type { RunConda, ServerDeps } from "./create-server.ts";
+import type { ExecutionEvent } from "./create-run-conda.ts";
+import { createRunConda, ROLLBACK_GRACE_MS } from "./create-run-conda.ts";
+import type { ServerDeps } from "./create-server.ts";
 
 const COMPLETION_DISTRIBUTION = "conda-completion";
-// Longest an aborted call takes to end: runProcess's SIGTERM grace, SIGKILL wait and pipe drain.
-const SETTLE_MS = 15_000;
-
-/** One conda run a server made, as an embedding host observes it. */
-export interface ExecutionEvent {
-  /** The tool that was called (`conda_install`, `conda_execute`). */
-  tool: string;
-  /** The arguments after the conda executable. */
-  argv: string[];
-  result: ExecutionResult;
-  durationMs: number;
-}
+// Longest an aborted call takes to end: the rollback grace, the SIGKILL wait and pipe drain.
+const SETTLE_MS = ROLLBACK_GRACE_MS + 15_000;
+// The fact-finder parses one command line; conda's own start takes well under this.
+const FACTS_TIMEOUT_MS = 60_000;
 
 /** What a server needs beyond the configuration: hooks an embedding host may set. */
 export interface PrepareHooks {
@@ -49,38 +39,9 @@ export interface PreparedServer {
   settled(): Promise<void>;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** What the disaster guards know about this conda installation. */
-function guardFactsFor(config: Config, rootPrefix: string, envsDirs: string[]): GuardFacts {
-  const isCondaEnvironment = (prefix: string) => isDirectory(join(prefix, "conda-meta"));
-  return {
-    rootPrefix,
-    envsDirs,
-    cwd: config.cwd,
-    home: config.home,
-    isCondaEnvironment,
-    resolveNamedEnv: (name) => envsDirs.map((d) => join(d, name)).find(isCondaEnvironment) ?? null,
-    pathExists: (path) => existsSync(path),
-    realPath: (path) => {
-      try {
-        return realpathSync(path);
-      } catch {
-        return null;
-      }
-    },
-  };
-}
-
 /**
  * Everything a server for the discovered conda needs, built once: the listed tools, the
- * capabilities document, the policy and guard facts, and one FIFO execution queue that every
+ * capabilities document, the policy with its fact-finder, and one FIFO execution queue that every
  * session shares. The CLI and the library entry both serve through it.
  */
 export function prepareServer(
@@ -162,46 +123,15 @@ export function prepareServer(
   };
 
   const shutdown = new AbortController();
-  const queue = new ExecutionQueue();
   const running = new Set<Promise<ExecutionResult>>();
-  // `[executable]`, or `[python, "-m", "conda"]` when CONDA_EXE is the interpreter itself.
-  const [command, ...leadingArgs] = discovery.condaArgv as [string, ...string[]];
-  const runConda: RunConda = (argv, options) => {
-    const started = performance.now();
-    const execution = queue.run(AbortSignal.any([options.signal, shutdown.signal]), (signal) =>
-      runProcess(
-        {
-          command,
-          argv: [...leadingArgs, ...argv],
-          cwd: options.cwd ?? config.cwd,
-          stdin: options.stdin,
-          env: config.env,
-        },
-        {
-          timeoutMs: options.timeoutMs,
-          maxOutputBytes: config.maxOutputBytes,
-          signal,
-          onHeartbeat: options.onHeartbeat,
-          heartbeatMs: config.heartbeatMs,
-          platform: config.platform,
-        },
-      ),
-    );
-    running.add(execution);
-    const settled = () => running.delete(execution);
-    execution.then(settled, settled);
-    if (!hooks.onExecution) return execution;
-    const observe = hooks.onExecution;
-    return execution.then((result) => {
-      // A host's observer failing must not fail the call it observes.
-      try {
-        observe({ tool: options.tool, argv, result, durationMs: performance.now() - started });
-      } catch (error) {
-        input.log(`onExecution failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      return result;
-    });
-  };
+  const runConda = createRunConda({
+    config,
+    condaArgv: discovery.condaArgv,
+    shutdown: shutdown.signal,
+    running,
+    log: input.log,
+    onExecution: hooks.onExecution,
+  });
 
   const deps: ServerDeps = {
     glossary,
@@ -210,7 +140,12 @@ export function prepareServer(
     commands: catalog.commands,
     capabilitiesJson,
     policy,
-    guardFacts: guardFactsFor(config, introspection.root_prefix, introspection.envs_dirs),
+    cwd: config.cwd,
+    findFacts: (argv, cwd, signal) =>
+      findCallFacts(
+        { python: discovery.python, argv, cwd, env: config.env },
+        { platform: config.platform, timeoutMs: FACTS_TIMEOUT_MS, signal },
+      ),
     timeoutMs: config.timeoutMs,
     maxStdinBytes: config.maxStdinBytes,
     maxOutputBytes: config.maxOutputBytes,

@@ -300,6 +300,25 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
           { timeout: 120_000 },
         )) as CallToolResult;
         expect((ran.structuredContent as { stdout: string }).stdout).toBe("-version --json\n");
+        // conda_execute asks the embedded fact-finder, which refuses deleting base.
+        const refused = (await server.client.callTool(
+          {
+            name: "conda_execute",
+            arguments: { argv: ["--js", "remove", "--all", "-yn", "base"] },
+          },
+          undefined,
+          { timeout: 120_000 },
+        )) as CallToolResult;
+        expect(refused.isError).toBe(true);
+        expect(JSON.stringify(refused.content)).toContain(
+          "Start conda-mcp with --allow-destructive",
+        );
+        const help = (await server.client.callTool(
+          { name: "conda_execute", arguments: { argv: ["remove", "--all", "-n", "base", "-h"] } },
+          undefined,
+          { timeout: 120_000 },
+        )) as CallToolResult;
+        expect((help.structuredContent as { exit_code: number }).exit_code).toBe(0);
       } finally {
         await server.close();
       }

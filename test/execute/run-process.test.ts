@@ -105,6 +105,7 @@ describe("results", () => {
       timed_out: false,
       cancelled: false,
       restart_required: false,
+      killed: false,
     });
   });
 
@@ -187,8 +188,20 @@ describe("timeout and cancellation", () => {
     // The tree is complete before the timeout fires on any sane machine; say so if not.
     expect(result.stderr).toBe("ready\n");
     expect(pids).toHaveLength(2 + 4 + 2);
-    expect(result).toMatchObject({ exit_code: null, timed_out: true, cancelled: false });
+    // A descendant ignored SIGTERM past the grace: the result says it had to be killed.
+    expect(result).toMatchObject({
+      exit_code: null,
+      timed_out: true,
+      cancelled: false,
+      killed: true,
+    });
     await waitUntil(() => pids.every(isGone), 10_000, "every descendant gone");
+  });
+
+  test("a tree that ends within the grace after SIGTERM is not reported as killed", async () => {
+    const result = await run("forever", [], { timeoutMs: 300, graceMs: 60_000 });
+    expect(result).toMatchObject({ timed_out: true, killed: false });
+    expect(result.duration_ms).toBeLessThan(30_000);
   });
 
   test("cancel kills the whole process tree, and heartbeats carry the last stderr line", async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { type CallArgs, classifyCall } from "../../src/policy/classify-call.ts";
+import { classifyCall } from "../../src/policy/classify-call.ts";
 import type { CommandClass } from "../../src/policy/command-class.ts";
+import type { CallValues } from "../../src/policy/command-policies.ts";
+import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";
 
-const cases: [string, CallArgs, CommandClass][] = [
+const cases: [string, CallValues, CommandClass][] = [
   // Plain calls get the reviewed class.
   ["info", {}, "read"],
   ["list", { name: "base" }, "read"],
@@ -33,9 +35,9 @@ const cases: [string, CallArgs, CommandClass][] = [
   ["rename", { name: "a", destination: "b", dry_run: true }, "read"],
   ["init", { dry_run: true }, "read"],
   ["install", { packages: ["numpy"], dry_run: false }, "write"],
-  // `env create --yes` deletes an existing target before it looks at --dry-run.
+  // conda 26.7's env create refuses --dry-run on an existing environment before deleting it.
   ["env create", { name: "x", dry_run: true }, "read"],
-  ["env create", { name: "x", dry_run: true, yes: true }, "write"],
+  ["env create", { name: "x", dry_run: true, yes: true }, "read"],
   // config writes its rc file unless it is asked to read (real conda: `conda config` and
   // `conda config --get` create ~/.condarc).
   ["config", {}, "write"],
@@ -53,6 +55,9 @@ const cases: [string, CallArgs, CommandClass][] = [
   ["config", { describe: ["channels"] }, "read"],
   ["config", { validate: true }, "read"],
   ["config", { get: ["channels"], file: "x.yml" }, "read"],
+  // conda returns before writing for any read action, whatever else is given.
+  ["config", { get: ["channels"], set: [["a", "b"]] }, "read"],
+  ["config", { show: [], remove_key: ["channels"] }, "read"],
   ["config", { show: false, set: undefined }, "write"],
   ["config", { set: [["channel_priority", "strict"]] }, "write"],
   ["config", { append: [["channels", "conda-forge"]] }, "write"],
@@ -94,6 +99,6 @@ const cases: [string, CallArgs, CommandClass][] = [
 
 describe("classifyCall", () => {
   test.each(cases)("%s %j is %s", (path, args, expected) => {
-    expect(classifyCall(path.split(" "), args)).toBe(expected);
+    expect(classifyCall(lookupCommandPolicy(path.split(" ")), args)).toBe(expected);
   });
 });

@@ -1,12 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { RawParser } from "../../src/discover/raw-tree.ts";
-import { BUILTIN_COMMAND_POLICIES } from "../../src/policy/builtin-command-policies.ts";
-import { classifyCall } from "../../src/policy/classify-call.ts";
+import { classifyCall as classifyValues } from "../../src/policy/classify-call.ts";
+import { BUILTIN_COMMAND_POLICIES } from "../../src/policy/command-policies.ts";
 import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const reference = await loadReferenceTree();
+
+const classifyCall = (
+  path: string[],
+  values: Record<string, unknown>,
+  origin: { external?: boolean } = {},
+) => classifyValues(lookupCommandPolicy(path, origin), values);
 
 function terminals(parser: RawParser): RawParser[] {
   if (parser.subcommands.length === 0) return parser.path.length > 0 ? [parser] : [];
@@ -115,7 +121,7 @@ describe("annotations agree with classes", () => {
 describe("class-changing arguments of every command in the tree are reviewed", () => {
   const catalog = buildCatalog(reference.tree);
 
-  test("every command with --dry-run reads under it (env create only without --yes)", () => {
+  test("every command with --dry-run reads under it", () => {
     const withDryRun = catalog.commands.filter((c) => c.params.some((p) => p.name === "dry_run"));
     expect(withDryRun.map((c) => c.path.join(" ")).sort()).toEqual([
       "check",
@@ -133,37 +139,46 @@ describe("class-changing arguments of every command in the tree are reviewed", (
     for (const command of withDryRun) {
       expect(classifyCall(command.path, { dry_run: true })).toBe("read");
     }
-    expect(classifyCall(["env", "create"], { dry_run: true, yes: true })).toBe("write");
+    expect(classifyCall(["env", "create"], { dry_run: true, yes: true })).toBe("read");
   });
 
-  test("each config option is either a read action, a scope or output option, or a write", () => {
+  test("config writes unless a read action is given, whatever else is given", () => {
     const config = catalog.commands.find((c) => c.path.join(" ") === "config");
     const reading = new Set(["show", "show_sources", "describe", "validate", "get"]);
-    const neutral = new Set([
-      "system",
-      "env",
-      "file",
-      "name",
-      "prefix",
-      "json",
-      "console",
-      "verbose",
-      "quiet",
-    ]);
-    const names = config?.params.map((p) => p.name) ?? [];
+    const names = config?.params.map((p) => p.dest) ?? [];
     expect(names.length).toBeGreaterThan(20);
     for (const name of names) {
-      // Alone, a scope or output option leaves conda rewriting its rc file: a write.
       expect([name, classifyCall(["config"], { [name]: ["k", "v"] })]).toEqual([
         name,
         reading.has(name) ? "read" : "write",
       ]);
-      if (neutral.has(name)) {
-        expect([name, classifyCall(["config"], { [name]: ["k", "v"], show: [] })]).toEqual([
-          name,
-          "read",
-        ]);
-      }
+      expect([name, classifyCall(["config"], { [name]: ["k", "v"], show: [] })]).toEqual([
+        name,
+        "read",
+      ]);
+    }
+  });
+
+  test("every command that can change an environment or file names a guard", () => {
+    for (const path of [
+      "create",
+      "env create",
+      "install",
+      "update",
+      "env update",
+      "remove",
+      "env remove",
+      "rename",
+      "config",
+      "export",
+      "env export",
+      "env config vars set",
+      "env config vars unset",
+    ]) {
+      expect([path, lookupCommandPolicy(path.split(" ")).guard]).toEqual([
+        path,
+        expect.any(String),
+      ]);
     }
   });
 });

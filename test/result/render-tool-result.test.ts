@@ -18,6 +18,7 @@ const OK: ExecutionResult = {
   stdout_truncated: false,
   stderr_truncated: false,
   restart_required: false,
+  killed: false,
 };
 const MiB = 1024 * 1024;
 

@@ -1,10 +1,15 @@
-"""Write a tiny conda channel for workflow tests: python make-test-channel.py CHANNEL_DIR.
+"""Write a tiny conda channel for workflow tests: python make-test-channel.py CHANNEL_DIR [--rollback].
 
 Packages (all noarch: generic, build 0, .tar.bz2), built with tarfile so any conda's Python
 can run this without conda-build:
   tinyhello 1.0 and 1.1   bin/tinyhello prints "tinyhello <version>" and then each argument
                           on its own line; share/tinyhello/hello.txt
   tinyworld 1.0           depends on tinyhello >=1.0; share/tinyworld/world.txt
+With --rollback, packages that make interrupted transactions observable:
+  tinyslow 1.0            its post-link script writes $PREFIX/share/tinyslow/started, then
+                          sleeps 60 s
+  tinybulk 1.0 and 1.1    20,000 small files (share/tinybulk/dNN/fNNNNN.c), slow to extract,
+                          link and unlink
 Each subdir gets a repodata.json with the sizes and digests of the files written.
 """
 
@@ -74,8 +79,32 @@ def hello(version):
     }
 
 
+def slow():
+    script = '#!/bin/sh\nmkdir -p "$PREFIX/share/tinyslow"\ntouch "$PREFIX/share/tinyslow/started"\nsleep 60\n'
+    return {
+        "bin/.tinyslow-post-link.sh": (script.encode(), 0o755),
+        "share/tinyslow/slow.txt": (b"slow\n", 0o644),
+    }
+
+
+def bulk(version):
+    return {
+        f"share/tinybulk/d{n // 1000:02d}/f{n:05d}.c": (f"/* {version} {n} */\n".encode(), 0o644)
+        for n in range(20_000)
+    }
+
+
+def rollback_packages():
+    return (
+        package("tinyslow", "1.0", slow(), []),
+        package("tinybulk", "1.0", bulk("1.0"), []),
+        package("tinybulk", "1.1", bulk("1.1"), []),
+    )
+
+
 def main():
     channel = Path(sys.argv[1])
+    extra = rollback_packages() if "--rollback" in sys.argv[2:] else ()
     noarch = channel / "noarch"
     noarch.mkdir(parents=True, exist_ok=True)
     packages = {}
@@ -88,6 +117,7 @@ def main():
             {"share/tinyworld/world.txt": (b"world\n", 0o644)},
             ["tinyhello >=1.0"],
         ),
+        *extra,
     ):
         (noarch / filename).write_bytes(data)
         packages[filename] = record

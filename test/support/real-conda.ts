@@ -54,7 +54,12 @@ export interface CondaRun {
 const CHANNEL_SCRIPT = join(import.meta.dir, "make-test-channel.py");
 
 /** Builds a sandbox around the real conda; call only when REAL_CONDA is set. */
-export async function makeRealCondaSandbox(): Promise<RealCondaSandbox> {
+export async function makeRealCondaSandbox(
+  options: {
+    /** Add make-test-channel.py's slow packages (tinyslow, tinybulk) to the channel. */
+    rollbackPackages?: boolean;
+  } = {},
+): Promise<RealCondaSandbox> {
   if (!REAL_CONDA) throw new Error("CONDA_MCP_TEST_CONDA is not set");
   const condaExe = REAL_CONDA;
   const root = await mkdtemp(join(tmpdir(), "conda-mcp-real-"));
@@ -88,7 +93,16 @@ export async function makeRealCondaSandbox(): Promise<RealCondaSandbox> {
       );
       return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
     };
-    const made = await run([discovery.python, "-B", CHANNEL_SCRIPT, channelDir], 60_000);
+    const made = await run(
+      [
+        discovery.python,
+        "-B",
+        CHANNEL_SCRIPT,
+        channelDir,
+        ...(options.rollbackPackages ? ["--rollback"] : []),
+      ],
+      60_000,
+    );
     if (made.exitCode !== 0) throw new Error(`make-test-channel.py failed: ${made.stderr}`);
     const conda = (args: string[], options: { cwd?: string } = {}) =>
       run([...discovery.condaArgv, ...args], 300_000, options.cwd);

@@ -25,6 +25,8 @@ export async function startServer(options: {
   env: Record<string, string>;
   /** Use the catalog cache and startup snapshot (in the env's cache folder); off by default. */
   cache?: boolean;
+  /** The server's working directory; the test process's by default. */
+  cwd?: string;
 }): Promise<RunningServer> {
   const { command, args } = serverCommand();
   const transport = new StdioClientTransport({
@@ -36,6 +38,7 @@ export async function startServer(options: {
       ...(options.args ?? []),
     ],
     env: options.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stderr: "pipe",
   });
   let stderr = "";

@@ -1,4 +1,11 @@
 import type { CommandClass } from "./command-class.ts";
+import type { GuardName } from "./guard-call.ts";
+
+/** A call's values keyed by argparse dest (`dry_run`, `file`, `show`), only those it gives. */
+export type CallValues = Readonly<Record<string, unknown>>;
+
+/** Refines a command's base class from the values of one call. */
+type Refine = (values: CallValues, base: CommandClass) => CommandClass;
 
 /** MCP tool annotations; they describe the tool's worst case, since a tool has one set of hints. */
 export interface ToolAnnotations {
@@ -8,17 +15,57 @@ export interface ToolAnnotations {
   readonly openWorldHint: boolean;
 }
 
-/** The reviewed policy of one command: its class without class-changing arguments, and hints. */
+/** The reviewed policy of one command: its class, how a call's values refine it, its guard. */
 export interface CommandPolicy {
   /**
    * The class of a call that uses none of the arguments that change it (no `dry_run`, no
-   * `config` write action, no `export --file`, no `doctor --fix`); `classifyCall` refines it.
+   * `config` write action, no `export --file`, no `doctor --fix`); `refine` changes it.
    */
   readonly baseClass: CommandClass;
   readonly annotations: ToolAnnotations;
   /** Why the command has this class, for reviewers and the catalog listing. */
   readonly reason: string;
+  /** The class of one call, from its values, when conda's behaviour depends on them. */
+  readonly refine?: Refine;
+  /** The disaster guard run on conda's own account of the paths a changing call acts on. */
+  readonly guard?: GuardName;
 }
+
+/** A value counts as given unless absent, null or false (empty lists still count). */
+export function given(values: CallValues, dest: string): boolean {
+  const value = values[dest];
+  return value !== undefined && value !== null && value !== false;
+}
+
+// With --dry-run conda stops before changing anything (it raises DryRunExit at the first
+// confirmation); solving may still reach the network, which the tool's hints keep saying.
+const dryRunReads: Refine = (values, base) => (values.dry_run === true ? "read" : base);
+
+// Rolling back to a revision and pruning remove packages, which a write alone may not do.
+const removesPackagesWith =
+  (dest: string): Refine =>
+  (values, base) =>
+    given(values, dest) ? "destructive" : base;
+
+// conda.cli.main_config.execute_config returns before writing for --show-sources, --show,
+// --describe and --validate, and skips the write when --get names keys; in every other case
+// it rewrites its rc file (creating it when absent), even for a bare `conda config`.
+const configWritesUnlessReading: Refine = (values) => {
+  const get = values.get;
+  const reads =
+    given(values, "show_sources") ||
+    given(values, "show") ||
+    given(values, "describe") ||
+    given(values, "validate") ||
+    (Array.isArray(get) && get.length > 0);
+  return reads ? "read" : "write";
+};
+
+// conda opens --file for writing and truncates whatever is there.
+const exportWritesFile: Refine = (values) => (given(values, "file") ? "write" : "read");
+
+const fixWrites: Refine = (values) =>
+  given(values, "fix") && values.dry_run !== true ? "write" : "read";
 
 function hints(
   readOnly: boolean,
@@ -70,6 +117,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "read",
       annotations: hints(false, true, true, true),
       reason: "health report (alias of doctor); --fix repairs the environment (write)",
+      refine: fixWrites,
     },
   ],
   [
@@ -79,6 +127,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, true, true, true),
       reason:
         "health report; --fix repairs the environment, possibly reinstalling packages (write)",
+      refine: fixWrites,
     },
   ],
   [
@@ -87,6 +136,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "destructive",
       annotations: hints(false, true, true, false),
       reason: "deletes package caches, tarballs and temp files; --force-pkgs-dirs can break envs",
+      refine: dryRunReads,
     },
   ],
   [
@@ -112,6 +162,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, true, true, false),
       reason:
         "--show/--get/--describe/--validate read; --set/--append/--remove... rewrite a .condarc (write)",
+      refine: configWritesUnlessReading,
+      guard: "config_file",
     },
   ],
   [
@@ -121,6 +173,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, false, false, true),
       reason:
         "adds a new environment from channels; overwriting an existing one is refused by guardCall",
+      refine: dryRunReads,
+      guard: "creation",
     },
   ],
   [
@@ -130,6 +184,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, false, false, true),
       reason:
         "adds a new environment from a file; overwriting an existing path is refused by guardCall",
+      refine: dryRunReads,
+      guard: "creation",
     },
   ],
   [
@@ -146,6 +202,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, true, false),
       reason: "writes an environment's state file; replaces a variable's earlier value",
+      guard: "in_place",
     },
   ],
   [
@@ -154,6 +211,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, true, false),
       reason: "removes variables from an environment's state file",
+      guard: "in_place",
     },
   ],
   [
@@ -162,6 +220,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "read",
       annotations: hints(false, true, true, false),
       reason: "prints the environment; with --file it writes (and silently overwrites) a file",
+      refine: exportWritesFile,
+      guard: "output_file",
     },
   ],
   [
@@ -170,6 +230,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "read",
       annotations: hints(false, true, true, false),
       reason: "prints the environment; with --file it writes (and silently overwrites) a file",
+      refine: exportWritesFile,
+      guard: "output_file",
     },
   ],
   [
@@ -186,6 +248,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "destructive",
       annotations: hints(false, true, true, false),
       reason: "deletes a whole environment directory",
+      refine: dryRunReads,
+      guard: "removal",
     },
   ],
   [
@@ -194,6 +258,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, false, true),
       reason: "changes an environment from a file; --prune removes packages",
+      refine: removesPackagesWith("prune"),
+      guard: "in_place",
     },
   ],
   [
@@ -212,6 +278,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       reason:
         "edits shell startup files outside conda (every user's with --system, the registry on " +
         "Windows) and --reverse removes blocks from them: effects beyond conda's own directories",
+      refine: dryRunReads,
     },
   ],
   [
@@ -220,6 +287,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, true, true),
       reason: "changes an environment; the solver may replace or remove other packages",
+      refine: (values, base) => dryRunReads(values, removesPackagesWith("revision")(values, base)),
+      guard: "in_place",
     },
   ],
   [
@@ -244,6 +313,11 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, false, false),
       reason: "builds a package file; --reset deletes untracked files (destructive)",
+      // conda checks --which, then --reset, then --untracked; --reset wins here whatever the order.
+      refine: (values) => {
+        if (given(values, "reset")) return "destructive";
+        return given(values, "which") || given(values, "untracked") ? "read" : "write";
+      },
     },
   ],
   [
@@ -260,6 +334,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "destructive",
       annotations: hints(false, true, true, true),
       reason: "removes packages; --all deletes the whole environment",
+      refine: dryRunReads,
+      guard: "removal_or_in_place",
     },
   ],
   [
@@ -270,6 +346,9 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       reason:
         "clones the environment and deletes the original (rm -rf); with --yes it replaces an " +
         "existing destination, and anything pointing at the old path breaks",
+      // rename prints its clone and rm steps instead of running them under --dry-run.
+      refine: dryRunReads,
+      guard: "rename",
     },
   ],
   [
@@ -294,6 +373,8 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, false, true),
       reason: "changes an environment; versions move with the channels, so repeats may differ",
+      refine: dryRunReads,
+      guard: "in_place",
     },
   ],
 ]);

@@ -1,0 +1,60 @@
+import * as v from "valibot";
+
+const TARGET_ROLES = ["prefix", "destination", "rc_file", "output_file"] as const;
+
+/** What a path is to the command: its environment, rename's destination, a file it writes. */
+export type TargetRole = (typeof TARGET_ROLES)[number];
+
+const TargetFactsSchema = v.object({
+  role: v.picklist(TARGET_ROLES),
+  /** Absolute, as conda computed it (names resolved, `~` and variables expanded). */
+  path: v.string(),
+  exists: v.boolean(),
+  is_dir: v.boolean(),
+  /** conda's own test: `conda-meta/history` is there. */
+  is_environment: v.boolean(),
+  /** The root prefix, symlinks resolved. */
+  is_base: v.boolean(),
+  /** The root prefix, an envs dir or a package cache is the path or lies below it. */
+  holds_installation: v.boolean(),
+  /**
+   * An environment lies below it; null when the folder was too large to search. Searched only
+   * for a prefix the command deletes (remove --all, env remove, rename).
+   */
+  nested_environment: v.optional(v.nullable(v.boolean())),
+  /** For an existing rc file: empty, or a YAML mapping with at least one setting conda knows. */
+  is_config: v.optional(v.boolean()),
+});
+
+/** What conda says about one path a call acts on. */
+export type TargetFacts = v.InferOutput<typeof TargetFactsSchema>;
+
+const ParsedSchema = v.object({
+  outcome: v.literal("parsed"),
+  /** The canonical command path conda's parser chose (aliases and abbreviations resolved). */
+  path: v.array(v.string()),
+  /** A plugin subcommand: plugin code runs. */
+  plugin: v.boolean(),
+  /** Every dest whose value differs from its default. */
+  values: v.record(v.string(), v.unknown()),
+  targets: v.array(TargetFactsSchema),
+  /** conda's error while it worked out a target (a missing environment file, a bad name). */
+  target_error: v.nullable(v.string()),
+});
+
+/** conda's account of a command line it would run. */
+export type ParsedCallFacts = v.InferOutput<typeof ParsedSchema>;
+
+/** The document the embedded fact-finder prints: its schema, type and validator in one. */
+export const CallFactsSchema = v.variant("outcome", [
+  ParsedSchema,
+  /** conda only prints (help, version, usage) and exits 0. */
+  v.object({ outcome: v.literal("prints") }),
+  /** conda stops with an error before any command runs. */
+  v.object({ outcome: v.literal("fails"), message: v.string() }),
+  /** A `shell.*` command, which conda handles outside its parser. */
+  v.object({ outcome: v.literal("shell") }),
+]);
+
+/** What conda would do with one command line, by conda's own code. */
+export type CallFacts = v.InferOutput<typeof CallFactsSchema>;

@@ -1,0 +1,303 @@
+"""Report what conda would do with one command line, from conda's own code (conda-mcp's safety check).
+
+Run by the target conda's interpreter (`python -B -c <this source>`) in the call's working
+directory and environment, with the argv (a JSON list of strings, without `conda`) on stdin.
+The argv goes through `conda.cli.main.main_subshell`, as the `conda` entry point runs it, and a
+post-parse hook stops it before the command would run: the global pre-parse, the parser with
+every plugin, argparse's abbreviations and short-flag clusters, and the context initialised from
+the result are all conda's own. The hook then asks conda which paths the command will act on.
+
+stdout carries one JSON document:
+  {"outcome": "parsed", "path": [...], "plugin": bool, "values": {dest: value}, "targets": [...],
+   "target_error": str | null}   the command would run; values are the dests that differ from
+                                  their defaults; each target describes one path (see describe)
+  {"outcome": "prints"}           conda only prints (help, version, usage) and exits 0
+  {"outcome": "fails", "message"} conda stops with an error before the command runs
+  {"outcome": "shell"}            a `shell.*` command, outside the parser
+Nothing is written to disk.
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+from enum import Enum
+
+# Past this many directory entries the search for nested environments gives up (reported as
+# null): a prefix such as a home folder can hold millions of files.
+WALK_LIMIT = 200_000
+MESSAGE_LIMIT = 500
+
+
+def _drop_script_dir():
+    # `python -c` puts the current directory first on sys.path, so a stray conda.py in the call's
+    # working directory would shadow conda. The `conda` entry script never sees the cwd.
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
+class Parsed(BaseException):
+    """Raised by the post-parse hook: parsing is done, the command must not run."""
+
+    def __init__(self, namespace, parser):
+        super().__init__("parsed")
+        self.namespace = namespace
+        self.parser = parser
+
+
+def record_subcommands(chosen):
+    """Record each subcommand argparse picks, by its canonical name (aliases resolved)."""
+    original = argparse._SubParsersAction.__call__
+
+    def call(self, parser, namespace, values, option_string=None):
+        picked = self._name_parser_map.get(values[0]) if values else None
+        if picked is not None:
+            # add_parser maps the canonical name first, then its aliases, to one parser.
+            canonical = next(n for n, p in self._name_parser_map.items() if p is picked)
+            chosen.append((canonical, picked))
+        return original(self, parser, namespace, values, option_string)
+
+    argparse._SubParsersAction.__call__ = call
+
+
+def plain(value, null):
+    if value is null:
+        return None
+    if isinstance(value, Enum):
+        return plain(value.value, null)
+    if isinstance(value, (list, tuple)):
+        return [plain(item, null) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item, null) for key, item in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def given_values(namespace, parsers, null):
+    """The dests whose value differs from the default the parsers on the chosen path declare."""
+    defaults = {}
+    for parser in parsers:
+        for action in parser._actions:
+            defaults[action.dest] = action.default
+        defaults.update(parser._defaults)
+    values = {}
+    for dest, value in vars(namespace).items():
+        if dest.startswith("_") or dest in ("func", "cmd"):
+            continue
+        default = defaults.get(dest)
+        if value is default or (value is not null and default is not null and value == default):
+            continue
+        values[dest] = plain(value, null)
+    return values
+
+
+def real(path):
+    return os.path.normcase(os.path.realpath(path))
+
+
+def within(inner, outer):
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def is_environment(path):
+    try:
+        from conda.core.prefix_data import PrefixData
+
+        return bool(PrefixData(path).is_environment())
+    except (ImportError, AttributeError, TypeError):
+        # conda's marker of an environment, before PrefixData could say so itself.
+        return os.path.isfile(os.path.join(path, "conda-meta", "history"))
+
+
+def nested_environment(path):
+    """True when an environment lies anywhere below path; None when the search gave up."""
+    seen = 0
+    for top, dirs, files in os.walk(path):
+        seen += len(dirs) + len(files)
+        if seen > WALK_LIMIT:
+            return None
+        if top != path and "conda-meta" in dirs and is_environment(top):
+            return True
+    return False
+
+
+def known_settings(context):
+    names = set(context.list_parameters())
+    plugins = getattr(context, "plugins", None)
+    if plugins is not None and hasattr(plugins, "list_parameters"):
+        names.update(plugins.list_parameters())
+    return names
+
+
+def loads_as_config(path, context):
+    """True when conda reads the file as its configuration: empty, or a YAML mapping with at least
+    one setting conda knows. An ordinary file that happens to parse as a mapping is not one."""
+    try:
+        try:
+            from conda.common.serialize import yaml
+
+            content = yaml.read(path=path)
+        except (ImportError, AttributeError):
+            from conda.common.serialize import yaml_round_trip_load
+
+            with open(path, encoding="utf-8") as handle:
+                content = yaml_round_trip_load(handle.read())
+    except Exception:
+        return False
+    if content is None or content == {}:
+        return True
+    return isinstance(content, dict) and bool(known_settings(context) & set(map(str, content)))
+
+
+def describe(role, path, context, deletes=False):
+    """What the policy needs to know about one path the command acts on; the search for nested
+    environments, which reads the whole tree, only for a path the command deletes."""
+    path = os.path.abspath(path)
+    protected = [context.root_prefix, *context.envs_dirs, *getattr(context, "pkgs_dirs", ())]
+    real_path = real(path)
+    is_dir = os.path.isdir(path)
+    facts = {
+        "role": role,
+        "path": path,
+        "exists": os.path.lexists(path),
+        "is_dir": is_dir,
+        "is_environment": is_dir and is_environment(path),
+        "is_base": real_path == real(context.root_prefix),
+        "holds_installation": any(within(real(p), real_path) for p in protected),
+    }
+    if deletes:
+        facts["nested_environment"] = nested_environment(path) if is_dir else False
+    if role == "rc_file" and os.path.isfile(path):
+        facts["is_config"] = loads_as_config(path, context)
+    return facts
+
+
+def create_target(args, context):
+    """`create` and `env create` without -n/-p take the target from the environment file, as
+    conda.cli.main_create.execute does; the context is then initialised again."""
+    if getattr(args, "name", None) or getattr(args, "prefix", None) or not getattr(args, "file", None):
+        return
+    from conda.cli import common
+
+    for path in args.file:
+        if hasattr(common, "validate_file_exists"):
+            common.validate_file_exists(path)
+    if len(args.file) != 1 or not hasattr(common, "get_name_prefix_from_env_file"):
+        return
+    name, prefix = common.get_name_prefix_from_env_file(args.file[0])
+    if name is not None:
+        args.name = name
+    if prefix is not None and args.name is None:
+        args.prefix = prefix
+    context.__init__(argparse_args=args)
+
+
+def config_file(args, context):
+    """The file `conda config` writes, chosen as conda.cli.main_config.execute_config chooses it."""
+    from conda.base import context as module
+
+    if args.system:
+        return module.sys_rc_path
+    if args.env:
+        active = context.active_prefix
+        return os.path.join(active, ".condarc") if active else module.user_rc_path
+    if args.file:
+        return args.file
+    if getattr(args, "prefix", None) or getattr(args, "name", None):
+        return os.path.join(context.target_prefix, ".condarc")
+    return module.user_rc_path
+
+
+def rename_destination(args, context):
+    """The path `conda rename` moves the environment to, as conda.cli.main_rename reads it."""
+    from conda.base.context import determine_target_prefix
+
+    destination = args.destination
+    if os.sep in destination:
+        return os.path.abspath(os.path.expanduser(os.path.expandvars(destination)))
+    return determine_target_prefix(context, argparse.Namespace(name=destination, prefix=None))
+
+
+def targets_of(path, args, context):
+    targets = []
+    if path in (["create"], ["env", "create"]):
+        create_target(args, context)
+    if hasattr(args, "name") or hasattr(args, "prefix"):
+        # remove --all, env remove and rename delete the whole target prefix.
+        deletes = path in (["env", "remove"], ["rename"]) or (path == ["remove"] and args.all)
+        targets.append(describe("prefix", context.target_prefix, context, deletes))
+    if path == ["rename"]:
+        targets.append(describe("destination", rename_destination(args, context), context))
+    if path == ["config"]:
+        targets.append(describe("rc_file", config_file(args, context), context))
+    if path in (["export"], ["env", "export"]) and getattr(args, "file", None):
+        targets.append(describe("output_file", args.file, context))
+    return targets
+
+
+def last_line(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:MESSAGE_LIMIT] if lines else ""
+
+
+def find_facts(argv):
+    if argv and argv[0] in ("-V", "--version"):
+        return {"outcome": "prints"}
+    if argv and argv[0].strip().startswith("shell."):
+        return {"outcome": "shell"}
+
+    from conda.cli.main import main_subshell
+
+    chosen = []
+    record_subcommands(chosen)
+
+    def stop(namespace, parser):
+        raise Parsed(namespace, parser)
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            main_subshell(*argv, post_parse_hook=stop)
+    except Parsed as parsed:
+        return parsed_facts(parsed, chosen)
+    except SystemExit as exit:
+        if exit.code in (0, None):
+            return {"outcome": "prints"}
+        return {"outcome": "fails", "message": last_line(err.getvalue())}
+    except Exception as error:
+        return {"outcome": "fails", "message": f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]}
+    return {"outcome": "fails", "message": "conda ran the command instead of stopping"}
+
+
+def parsed_facts(parsed, chosen):
+    from conda.auxlib import NULL
+    from conda.base.context import context
+
+    args = parsed.namespace
+    path = [name for name, _ in chosen]
+    facts = {
+        "outcome": "parsed",
+        "path": path,
+        "plugin": getattr(args, "_plugin_subcommand", None) is not None,
+        "values": given_values(args, [parsed.parser, *(p for _, p in chosen)], NULL),
+        "targets": [],
+        "target_error": None,
+    }
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            facts["targets"] = targets_of(path, args, context)
+    except Exception as error:
+        facts["target_error"] = f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]
+    return facts
+
+
+def main():
+    _drop_script_dir()
+    argv = json.loads(sys.stdin.read())
+    sys.stdout.write(json.dumps(find_facts(argv)))
+
+
+main()
