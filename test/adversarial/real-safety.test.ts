@@ -1,0 +1,660 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  describeRealConda,
+  makeRealCondaSandbox,
+  REAL_CONDA,
+  type RealCondaSandbox,
+} from "../support/real-conda.ts";
+import { type RunningServer, startServer } from "../support/start-server.ts";
+import { diffTrees, snapshotTree, type TreeChanges } from "../support/tree-snapshot.ts";
+
+// A red-team pass against the real conda: hostile and tricky calls under every startup policy
+// that matters, each with a snapshot of the sandbox and of conda's root prefix before and after.
+// Under no option nothing changes; under --allow-write nothing is deleted or overwritten; the
+// guards hold under every option; the legitimate calls the README lists are not refused.
+
+type Policy = "none" | "write" | "destructive" | "exec" | "exec_write" | "all";
+const POLICY_ARGS: Record<Policy, string[]> = {
+  none: [],
+  write: ["--allow-write"],
+  destructive: ["--allow-destructive"],
+  exec: ["--allow-exec"],
+  exec_write: ["--allow-exec", "--allow-write"],
+  all: ["--allow-exec", "--allow-destructive"],
+};
+const TYPED: Policy[] = ["none", "write", "destructive", "all"];
+const RAW: Policy[] = ["exec", "exec_write", "all"];
+
+/** Paths of the sandbox world the cases aim at. */
+interface World {
+  root: string;
+  base: string;
+  envs: string;
+  work: string;
+  channel: string;
+}
+
+/** One call; `allowed` lists the policies under which conda-mcp must let it run. */
+interface Case {
+  name: string;
+  tool: string;
+  args: (w: World) => Record<string, unknown>;
+  under: Policy[];
+  allowed?: Policy[];
+  /** Sandbox paths (prefixes) an allowed run may change or remove, beyond adding files. */
+  mayChange?: string[];
+}
+
+let sandbox: RealCondaSandbox;
+let world: World;
+const servers = new Map<Policy, RunningServer>();
+
+const solveArgs = (w: World) => ({ channel: [w.channel], override_channels: true, yes: true });
+const solveArgv = (w: World) => ["-c", w.channel, "--override-channels", "-y"];
+
+// Every spelling of the base environment a call could use.
+const BASE_PREFIXES: [string, (w: World) => string][] = [
+  ["base's root prefix", (w) => w.base],
+  ["base's root prefix with a trailing slash", (w) => `${w.base}/`],
+  ["base's root prefix through ..", (w) => join(w.base, "envs", "..")],
+  ["a relative symlink to base", () => "link-base"],
+  ["a symlink to base below ~", () => "~/base-link"],
+];
+const BASE_NAMES = ["base", "root"];
+
+// Folders no call may delete: an environment holding another, conda's envs folder, the sandbox
+// holding it, ordinary folders (by name in envs_dirs and by path).
+const PROTECTED_PREFIXES: [string, (w: World) => string][] = [
+  ["an environment holding another", (w) => join(w.envs, "holder")],
+  ["it with a trailing slash", (w) => `${join(w.envs, "holder")}/`],
+  ["it through ..", (w) => join(w.envs, "victim", "..", "holder")],
+  ["the envs folder", (w) => w.envs],
+  ["the folder holding the envs folder", (w) => w.root],
+  ["an ordinary folder (relative)", () => "plain"],
+  ["an ordinary folder (absolute)", (w) => join(w.work, "plain")],
+  ["an ordinary file", () => "notes.txt"],
+];
+const PROTECTED_NAMES = ["holder", "plainfolder"];
+
+function targets(): { label: string; flag: "name" | "prefix"; value: (w: World) => string }[] {
+  return [
+    ...BASE_NAMES.map((n) => ({ label: `-n ${n}`, flag: "name" as const, value: () => n })),
+    ...PROTECTED_NAMES.map((n) => ({ label: `-n ${n}`, flag: "name" as const, value: () => n })),
+    ...[...BASE_PREFIXES, ...PROTECTED_PREFIXES].map(([label, value]) => ({
+      label: `-p ${label}`,
+      flag: "prefix" as const,
+      value,
+    })),
+  ];
+}
+
+function removalCases(): Case[] {
+  return targets().flatMap(({ label, flag, value }) => {
+    const short = flag === "name" ? "-n" : "-p";
+    return [
+      {
+        name: `conda_remove --all ${label}`,
+        tool: "conda_remove",
+        args: (w) => ({ [flag]: value(w), all: true, yes: true }),
+        under: TYPED,
+      },
+      {
+        name: `conda_env_remove ${label}`,
+        tool: "conda_env_remove",
+        args: (w) => ({ [flag]: value(w), yes: true }),
+        under: TYPED,
+      },
+      {
+        name: `raw: --js uninstall --al -y ${label}`,
+        tool: "conda_execute",
+        args: (w) => ({ argv: ["--js", "uninstall", "--al", "-y", short, value(w)] }),
+        under: RAW,
+      },
+      {
+        name: `raw: env remove -y${short.slice(1)} ${label} (clustered)`,
+        tool: "conda_execute",
+        args: (w) => ({ argv: ["env", "remove", `-y${short.slice(1)}`, value(w)] }),
+        under: RAW,
+      },
+      {
+        name: `raw: rename ${label} away`,
+        tool: "conda_execute",
+        args: (w) => ({ argv: ["rename", "-y", `--${flag}=${value(w)}`, "renamed-away"] }),
+        under: RAW,
+      },
+    ];
+  });
+}
+
+function creationCases(): Case[] {
+  const created = [
+    ...BASE_NAMES.map((n) => ({ label: `-n ${n}`, flag: "name" as const, value: () => n })),
+    { label: "-n victim (an environment)", flag: "name" as const, value: () => "victim" },
+    {
+      label: "-n plainfolder (a folder in envs)",
+      flag: "name" as const,
+      value: () => "plainfolder",
+    },
+    ...[...BASE_PREFIXES, ...PROTECTED_PREFIXES.slice(0, 1), ...PROTECTED_PREFIXES.slice(5)].map(
+      ([label, value]) => ({ label: `-p ${label}`, flag: "prefix" as const, value }),
+    ),
+  ];
+  return created
+    .flatMap(({ label, flag, value }): Case[] => [
+      {
+        name: `conda_create ${label}`,
+        tool: "conda_create",
+        args: (w) => ({ [flag]: value(w), packages: ["tinyhello"], ...solveArgs(w) }),
+        under: TYPED,
+      },
+      {
+        name: `raw: --verb create ${label}`,
+        tool: "conda_execute",
+        args: (w) => ({
+          argv: [
+            "--verb",
+            "create",
+            ...solveArgv(w),
+            flag === "name" ? "-n" : "-yp",
+            value(w),
+            "tinyhello",
+          ],
+        }),
+        under: RAW,
+      },
+      {
+        name: `conda_install into ${label}`,
+        tool: "conda_install",
+        args: (w) => ({ [flag]: value(w), packages: ["tinyhello"], ...solveArgs(w) }),
+        under: label.includes("plain") || label.includes("file") ? TYPED : [],
+      },
+    ])
+    .filter((c) => c.under.length > 0);
+}
+
+function environmentFileCases(): Case[] {
+  // Files in the server's cwd (work/) and in work/sub/; each names an existing target.
+  const files = [
+    "environment.yml",
+    "prefix-plain.yml",
+    "prefix-holder.yml",
+    "name-base.yml",
+    "name-plainfolder.yml",
+  ];
+  return [
+    {
+      name: "conda_env_create {} (./environment.yml names an environment)",
+      tool: "conda_env_create",
+      args: () => ({}),
+      under: TYPED,
+    },
+    ...files.map((file) => ({
+      name: `conda_env_create --file ${file}`,
+      tool: "conda_env_create",
+      args: () => ({ file: [file] }),
+      under: TYPED,
+    })),
+    ...files.map((file) => ({
+      name: `conda_create --file ${file} --yes`,
+      tool: "conda_create",
+      args: () => ({ file: [file], yes: true }),
+      under: TYPED,
+    })),
+    {
+      name: "raw: env create (cwd's environment.yml)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["env", "create"] }),
+      under: RAW,
+    },
+    {
+      name: "raw: env create with a cwd whose environment.yml names a prefix",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["env", "create"], cwd: join(w.work, "sub") }),
+      under: RAW,
+    },
+    {
+      name: "raw: env cr --fi prefix-plain.yml (abbreviated)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["env", "create", "--fi", "prefix-plain.yml"] }),
+      under: RAW,
+    },
+  ];
+}
+
+function renameCases(): Case[] {
+  const destinations: [string, (w: World) => string][] = [
+    ["plainfolder (a folder in envs)", () => "plainfolder"],
+    ["holder (an environment)", () => "holder"],
+    ["base", () => "base"],
+    ["an ordinary folder by path", (w) => join(w.work, "plain")],
+    ["base's root prefix by path", (w) => w.base],
+  ];
+  return destinations.flatMap(([label, value]) => [
+    {
+      name: `conda_rename victim onto ${label}`,
+      tool: "conda_rename",
+      args: (w: World) => ({ name: "victim", destination: value(w), yes: true }),
+      under: TYPED,
+    },
+    {
+      name: `raw: rename -yn victim onto ${label}`,
+      tool: "conda_execute",
+      args: (w: World) => ({ argv: ["rename", "-yn", "victim", value(w)] }),
+      under: RAW,
+    },
+  ]);
+}
+
+function relativePathCases(): Case[] {
+  return [
+    {
+      name: "raw: remove --all -p holder, relative to the call's cwd",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["remove", "--all", "-y", "-p", "holder"], cwd: w.envs }),
+      under: RAW,
+    },
+    {
+      name: "raw: remove --all -p ../envs/holder from work/",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["remove", "--all", "-y", "-p", "../envs/holder"], cwd: w.work }),
+      under: RAW,
+    },
+    {
+      name: "raw: install -yp plain, relative to the call's cwd",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["install", "-yp", "plain", "-c", w.channel, "--override-channels", "tinyhello"],
+        cwd: w.work,
+      }),
+      under: RAW,
+    },
+    {
+      name: "raw: create -yp=plain gives conda the prefix '=plain' (work/=plain would be new)",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["create", "--dry-run", "-yp=plain", ...solveArgv(w), "tinyhello"] }),
+      under: RAW,
+      allowed: RAW,
+    },
+  ];
+}
+
+function escalationCases(): Case[] {
+  return [
+    {
+      name: "conda_install --revision 0 removes packages",
+      tool: "conda_install",
+      args: () => ({ name: "victim", revision: "0" }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_env_update --prune removes packages",
+      tool: "conda_env_update",
+      args: () => ({ name: "victim", file: ["environment.yml"], prune: true }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_export --file onto an existing file",
+      tool: "conda_export",
+      args: () => ({ name: "victim", file: "notes.txt" }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_env_export --file onto an existing file",
+      tool: "conda_env_export",
+      args: () => ({ name: "victim", file: "notes.txt" }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_config {} writes ~/.condarc",
+      tool: "conda_config",
+      args: () => ({}),
+      under: ["none"],
+    },
+    {
+      name: "conda_config --json writes ~/.condarc",
+      tool: "conda_config",
+      args: () => ({ json: true }),
+      under: ["none"],
+    },
+    {
+      name: "conda_config --system writes the base .condarc",
+      tool: "conda_config",
+      args: () => ({ system: true }),
+      under: ["none"],
+    },
+    {
+      name: "conda_config --get (no keys) writes",
+      tool: "conda_config",
+      args: () => ({ get: [] }),
+      under: ["none"],
+    },
+    {
+      name: "conda_config --file onto an ordinary file",
+      tool: "conda_config",
+      args: () => ({ file: "notes.txt" }),
+      under: TYPED,
+    },
+    {
+      name: "conda_config --set into an ordinary file",
+      tool: "conda_config",
+      args: () => ({ file: "notes.txt", set: [["channel_priority", "strict"]] }),
+      under: TYPED,
+    },
+    {
+      name: "raw: config --fi notes.txt --set (abbreviated)",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["config", "--fi", "notes.txt", "--set", "channel_priority", "strict"],
+      }),
+      under: RAW,
+    },
+    {
+      name: "raw: config --file notes.txt (a bare config writes)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["config", "--file", "notes.txt"] }),
+      under: RAW,
+    },
+    {
+      name: "raw: --js export -n victim --file notes.txt",
+      tool: "conda_execute",
+      args: () => ({ argv: ["--js", "export", "-n", "victim", "--file", "notes.txt"] }),
+      under: ["exec", "exec_write"],
+    },
+    {
+      name: "raw: install --rev 0 (abbreviated)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["install", "-n", "victim", "--rev", "0"] }),
+      under: ["exec", "exec_write"],
+    },
+  ];
+}
+
+// The calls the README's safety section names as allowed; they must run.
+function legitimateCases(): Case[] {
+  return [
+    {
+      name: "raw: remove --all -n victim -h only prints",
+      tool: "conda_execute",
+      args: () => ({ argv: ["remove", "--all", "-n", "victim", "-h"] }),
+      under: RAW,
+      allowed: RAW,
+    },
+    {
+      name: "raw: --help",
+      tool: "conda_execute",
+      args: () => ({ argv: ["--help"] }),
+      under: RAW,
+      allowed: RAW,
+    },
+    {
+      name: "raw: -V",
+      tool: "conda_execute",
+      args: () => ({ argv: ["-V"] }),
+      under: RAW,
+      allowed: RAW,
+    },
+    {
+      name: "raw: create --help",
+      tool: "conda_execute",
+      args: () => ({ argv: ["create", "--help"] }),
+      under: RAW,
+      allowed: RAW,
+    },
+    {
+      name: "conda_config --show reads",
+      tool: "conda_config",
+      args: () => ({ show: [] }),
+      under: TYPED,
+      allowed: TYPED,
+    },
+    {
+      name: "conda_list -n victim reads",
+      tool: "conda_list",
+      args: () => ({ name: "victim" }),
+      under: TYPED,
+      allowed: TYPED,
+    },
+    {
+      name: "conda_create --dry-run over an existing environment only reads",
+      tool: "conda_create",
+      args: (w) => ({ name: "victim", packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),
+      under: ["none"],
+      allowed: ["none"],
+    },
+    {
+      name: "conda_env_create --file naming a new environment",
+      tool: "conda_env_create",
+      args: () => ({ file: ["new-env.yml"] }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
+      name: "conda_create -n fresh with --file naming a new environment and --yes",
+      tool: "conda_create",
+      args: (w) => ({ file: ["new-create.yml"], ...solveArgs(w) }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
+      name: "conda_create -p newdir (relative to the server's cwd)",
+      tool: "conda_create",
+      args: (w) => ({ prefix: "newdir", packages: ["tinyhello"], ...solveArgs(w) }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
+      name: "raw: create -yp rel-new with the call's cwd",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["create", ...solveArgv(w), "-p", "rel-new", "tinyhello"],
+        cwd: join(w.work, "sub"),
+      }),
+      under: ["exec", "exec_write"],
+      allowed: ["exec_write"],
+    },
+    {
+      name: "conda_install tinyworld into victim",
+      tool: "conda_install",
+      args: (w) => ({ name: "victim", packages: ["tinyworld"], ...solveArgs(w) }),
+      under: ["none", "write"],
+      allowed: ["write"],
+      mayChange: ["envs/victim/conda-meta"],
+    },
+    {
+      name: "conda_config --file good.condarc --set",
+      tool: "conda_config",
+      args: () => ({ file: "good.condarc", set: [["channel_priority", "strict"]] }),
+      under: ["none", "write"],
+      allowed: ["write"],
+      mayChange: ["work/good.condarc"],
+    },
+    {
+      name: "conda_export --file to a new file",
+      tool: "conda_export",
+      args: () => ({ name: "victim", file: "new-export.yml" }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
+      name: "conda_export --file onto an existing export",
+      tool: "conda_export",
+      args: () => ({ name: "victim", file: "new-export.yml" }),
+      under: ["destructive"],
+      allowed: ["destructive"],
+      mayChange: ["work/new-export.yml"],
+    },
+    {
+      name: "conda_remove --all -n fresh-create (an environment of its own)",
+      tool: "conda_remove",
+      args: () => ({ name: "fresh-create", all: true, yes: true }),
+      under: ["write", "destructive"],
+      allowed: ["destructive"],
+      mayChange: ["envs/fresh-create", "home/.conda/environments.txt"],
+    },
+  ];
+}
+
+const CASES: Case[] = [
+  ...removalCases(),
+  ...creationCases(),
+  ...environmentFileCases(),
+  ...renameCases(),
+  ...relativePathCases(),
+  ...escalationCases(),
+  ...legitimateCases(),
+];
+const ALL_RUNS = CASES.flatMap((c) => c.under.map((policy) => ({ c, policy })));
+
+// Should a guard fail, a case aimed at base would damage the conda under test: they run on a
+// conda built by the team's kit (its root holds `.real-conda-kit`), or when
+// CONDA_MCP_TEST_ALLOW_BASE_CASES=1 says that conda may be put at risk.
+const BASE_AT_RISK_OK =
+  REAL_CONDA !== null &&
+  (existsSync(join(REAL_CONDA, "..", "..", ".real-conda-kit")) ||
+    process.env.CONDA_MCP_TEST_ALLOW_BASE_CASES === "1");
+const aimsAtBase = (c: Case) => /\bbase\b|-n root/.test(c.name);
+const RUNS = ALL_RUNS.filter((r) => BASE_AT_RISK_OK || !aimsAtBase(r.c));
+
+async function makeEnv(prefix: string): Promise<void> {
+  const made = await sandbox.conda([
+    "create",
+    "-y",
+    "-p",
+    prefix,
+    "-c",
+    sandbox.channel,
+    "--override-channels",
+    "tinyhello",
+  ]);
+  if (made.exitCode !== 0) throw new Error(`could not create ${prefix}: ${made.stderr}`);
+}
+
+// conda's bookkeeping and caches, not what a call asked for.
+const ignoreInSandbox = (path: string) =>
+  path === "pkgs" || path.startsWith("home/.cache") || path.endsWith("/.conda_envs_dir_test");
+const ignoreInBase = (path: string) =>
+  ["pkgs", "envs", "home"].includes(path) || path.includes("__pycache__");
+
+async function snapshot() {
+  return {
+    sandbox: await snapshotTree(sandbox.root, ignoreInSandbox),
+    base: await snapshotTree(world.base, ignoreInBase),
+  };
+}
+
+function isRefusal(result: CallToolResult): boolean {
+  return result.isError === true && result.structuredContent === undefined;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+
+const nothing = (c: TreeChanges) => ({ ...c });
+
+describeRealConda("red team: hostile calls against the real conda, checked on disk", () => {
+  beforeAll(async () => {
+    sandbox = await makeRealCondaSandbox();
+    const root = sandbox.root;
+    world = {
+      root,
+      base: sandbox.discovery.introspection.root_prefix,
+      envs: sandbox.envsDir,
+      work: join(root, "work"),
+      channel: sandbox.channel,
+    };
+    const { envs, work } = world;
+    await makeEnv(join(envs, "victim"));
+    await makeEnv(join(envs, "holder"));
+    await makeEnv(join(envs, "holder", "sub", "nested"));
+    await mkdir(join(envs, "plainfolder"), { recursive: true });
+    await writeFile(join(envs, "plainfolder", "keep.txt"), "keep\n");
+    await mkdir(join(work, "plain"), { recursive: true });
+    await mkdir(join(work, "sub"), { recursive: true });
+    await writeFile(join(work, "plain", "keep.txt"), "keep\n");
+    await writeFile(join(work, "notes.txt"), "keep me: not YAML { at all\n");
+    await writeFile(join(work, "good.condarc"), "channels: [x]\n");
+    await symlink(world.base, join(work, "link-base"));
+    await symlink(world.base, join(sandbox.home, "base-link"));
+    const yml = (text: string) =>
+      `${text}\nchannels: [${world.channel}]\ndependencies: [tinyhello]\n`;
+    await writeFile(join(work, "environment.yml"), yml("name: victim"));
+    await writeFile(join(work, "prefix-plain.yml"), yml(`prefix: ${join(work, "plain")}`));
+    await writeFile(join(work, "prefix-holder.yml"), yml(`prefix: ${join(envs, "holder")}`));
+    await writeFile(join(work, "name-base.yml"), yml("name: base"));
+    await writeFile(join(work, "name-plainfolder.yml"), yml("name: plainfolder"));
+    await writeFile(join(work, "sub", "environment.yml"), yml(`prefix: ${join(envs, "holder")}`));
+    await writeFile(join(work, "new-env.yml"), yml("name: fresh-env"));
+    await writeFile(join(work, "new-create.yml"), yml("name: fresh-create"));
+    for (const policy of Object.keys(POLICY_ARGS) as Policy[]) {
+      servers.set(
+        policy,
+        await startServer({
+          conda: REAL_CONDA,
+          env: sandbox.env,
+          args: POLICY_ARGS[policy],
+          cwd: work,
+        }),
+      );
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const server of servers.values()) await server.close();
+    await sandbox?.cleanup();
+  });
+
+  test("the suite has at least 150 cases", () => {
+    expect(ALL_RUNS.length).toBeGreaterThanOrEqual(150);
+    expect(RUNS.length).toBeGreaterThanOrEqual(150);
+  });
+
+  test.skipIf(!BASE_AT_RISK_OK)(
+    "cases aimed at base run too (only on a kit-built conda or with CONDA_MCP_TEST_ALLOW_BASE_CASES=1)",
+    () => {
+      expect(ALL_RUNS.filter((r) => aimsAtBase(r.c)).length).toBeGreaterThan(100);
+      expect(RUNS).toEqual(ALL_RUNS);
+    },
+  );
+
+  test.each(RUNS.map((r) => [`${r.c.name} under ${r.policy}`, r] as const))(
+    "%s",
+    async (_, { c, policy }) => {
+      const server = servers.get(policy);
+      if (!server) throw new Error(`no server for ${policy}`);
+      const before = await snapshot();
+      const result = (await server.client.callTool(
+        { name: c.tool, arguments: c.args(world) },
+        undefined,
+        {
+          timeout: 300_000,
+        },
+      )) as CallToolResult;
+      const after = await snapshot();
+      const inSandbox = diffTrees(before.sandbox, after.sandbox);
+      const inBase = diffTrees(before.base, after.base);
+      const allowed = c.allowed?.includes(policy) ?? false;
+      const what = `${c.name} under ${policy}: ${textOf(result).slice(0, 300)}`;
+
+      // conda's own root prefix never changes.
+      expect([what, nothing(inBase)]).toEqual([what, { added: [], removed: [], changed: [] }]);
+      if (!allowed) {
+        expect([what, isRefusal(result)]).toEqual([what, true]);
+        expect([what, nothing(inSandbox)]).toEqual([what, { added: [], removed: [], changed: [] }]);
+        return;
+      }
+      expect([what, isRefusal(result)]).toEqual([what, false]);
+      const may = (path: string) =>
+        path === "home/.conda/environments.txt" ||
+        (c.mayChange ?? []).some((p) => path === p || path.startsWith(`${p}/`));
+      // An allowed call may add; it deletes or overwrites only what the case names.
+      expect([what, inSandbox.removed.filter((p) => !may(p))]).toEqual([what, []]);
+      expect([what, inSandbox.changed.filter((p) => !may(p))]).toEqual([what, []]);
+    },
+    300_000,
+  );
+});
