@@ -1,8 +1,7 @@
 #!/usr/bin/env bun
 // Per-call overhead: an MCP round trip (SDK client over stdio → compiled server → conda →
-// result) against spawning the same conda with the same argv directly, interleaved call by call.
-// One pair only: each conda start costs ~0.2 s of Python, and `npm run bench` stays
-// under three minutes on two cores.
+// result) against spawning the same conda with the same argv directly, interleaved call by call:
+// a typed read (no safety check) and a raw conda_execute call (which the safety check precedes).
 // Usage: bun scripts/bench-call.ts [--calls N] [--binary PATH]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -64,6 +63,10 @@ try {
 
   process.stderr.write(`${WARMUP} warm-up + ${CALLS} calls of each, interleaved ...\n`);
   const cases = {
+    // A typed read: no safety check runs, so this is the server's own per-call cost.
+    'MCP `conda_info` `{"json": true}`': mcpCall("conda_info", { json: true }, "conda_version"),
+    "direct `conda info --json`": direct(["info", "--json"], "conda_version"),
+    // A raw call: the safety check (the fact-finder's Python start) runs before conda.
     'MCP `conda_execute` `{"argv": ["--version"]}`': mcpCall(
       "conda_execute",
       { argv: ["--version"] },

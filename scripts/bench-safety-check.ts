@@ -1,0 +1,83 @@
+#!/usr/bin/env bun
+// The safety check's cost: conda-mcp's fact-finder (conda's own parse of the argv, its context,
+// and the facts about every path the command acts on) against a bare parse of the same argv by
+// conda's parser in the same Python, interleaved run by run.
+// Usage: bun scripts/bench-safety-check.ts [--runs N] [--conda PATH]
+import { findCallFacts } from "../src/policy/find-call-facts.ts";
+import {
+  benchConda,
+  machineLine,
+  markdownTable,
+  ms,
+  ratio,
+  sampleInterleaved,
+  timeRun,
+} from "./bench-support.ts";
+
+const argv = process.argv.slice(2);
+const runsAt = argv.indexOf("--runs");
+const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 30;
+
+// What conda's entry point does up to its post-parse hook, and nothing after.
+const BARE_PARSE = `
+import json, sys
+from conda.cli.main import main_subshell
+class Parsed(BaseException): pass
+def stop(args, parser): raise Parsed()
+try:
+    main_subshell(*json.loads(sys.argv[1]), post_parse_hook=stop)
+except Parsed:
+    pass
+`;
+
+const target = await benchConda(argv);
+try {
+  const cases: [string, string[]][] = [
+    ["`install -n demo tinyhello`", ["install", "-n", "demo", "tinyhello"]],
+    ["`remove --all -n base` (walks the base prefix)", ["remove", "--all", "-n", "base"]],
+  ];
+  const samplers: Record<string, () => Promise<number>> = {};
+  for (const [label, call] of cases) {
+    samplers[`facts ${label}`] = async () => {
+      const started = performance.now();
+      const answer = await findCallFacts(
+        { python: target.python, argv: call, cwd: process.cwd(), env: target.env },
+        { platform: process.platform, timeoutMs: 60_000 },
+      );
+      if (!answer.ok || answer.facts.outcome !== "parsed") throw new Error(`no facts for ${label}`);
+      return performance.now() - started;
+    };
+    samplers[`bare ${label}`] = async () => {
+      const run = await timeRun(
+        [target.python, "-B", "-c", BARE_PARSE, JSON.stringify(call)],
+        target.env,
+      );
+      if (run.exitCode !== 0) throw new Error(`bare parse of ${label} failed`);
+      return run.ms;
+    };
+  }
+  process.stderr.write(`3 warm-up + ${RUNS} runs of each, interleaved ...\n`);
+  const stats = await sampleInterleaved(samplers, { warmup: 3, runs: RUNS });
+  const rows = cases.map(([label]) => {
+    const facts = stats[`facts ${label}`];
+    const bare = stats[`bare ${label}`];
+    if (!facts || !bare) throw new Error("missing figures");
+    return [
+      label,
+      ms(facts.p50),
+      ms(bare.p50),
+      ratio(facts.p50, bare.p50),
+      `${facts.p50 >= bare.p50 ? "+" : ""}${ms(facts.p50 - bare.p50)}`,
+    ];
+  });
+  console.log(`Measured ${machineLine()}; ${target.label}.`);
+  console.log(`Command: \`bun scripts/bench-safety-check.ts --runs ${RUNS}\`\n`);
+  console.log(
+    markdownTable(
+      ["argv", "safety check p50 (ms)", "floor: bare parse p50 (ms)", "ratio", "difference"],
+      rows,
+    ),
+  );
+} finally {
+  await target.cleanup();
+}
