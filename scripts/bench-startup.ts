@@ -10,7 +10,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
 import { discover } from "../src/discover/discover.ts";
-import { INTROSPECT_SOURCE } from "../src/discover/introspect.ts";
+import { INTROSPECT_SOURCE } from "../src/discover/introspect-source.ts";
 import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
 import { loadReferenceTree } from "../test/support/reference-tree.ts";
 import {

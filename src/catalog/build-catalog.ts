@@ -75,7 +75,8 @@ function collectCommands(
     const childRequired = subparsers?.subparsers?.required ?? false;
     // An optional subcommand with options of its own makes the parent runnable by itself;
     // without options it only prints help (conda's `env`, `plugins`), which no agent needs.
-    if (!childRequired && ownParams.length > 0) out.push(describeCommand(parser, aliases, context));
+    if (!childRequired && ownParams.length > 0)
+      out.push(toCatalogCommand(parser, aliases, context));
     if (ownParams.some((a) => a.required)) {
       context.diagnostics.push({
         path: parser.path,
@@ -94,7 +95,7 @@ function collectCommands(
     }
     return;
   }
-  out.push(describeCommand(parser, aliases, context));
+  out.push(toCatalogCommand(parser, aliases, context));
 }
 
 /** Alias paths of a parser: its names under its parent's canonical path and alias paths. */
@@ -120,7 +121,11 @@ function markRawOnly(command: CatalogCommand, reason: string): void {
 }
 
 /** One command: its params, groups, and whether it can be a typed tool. */
-function describeCommand(parser: RawParser, aliases: string[][], context: Context): CatalogCommand {
+function toCatalogCommand(
+  parser: RawParser,
+  aliases: string[][],
+  context: Context,
+): CatalogCommand {
   const { diagnostics, redact, preParser } = context;
   const command: CatalogCommand = {
     path: parser.path,
@@ -190,7 +195,7 @@ function describeCommand(parser: RawParser, aliases: string[][], context: Contex
       shape.separator = separator;
       shape.preParser = separator ? null : preParser;
     }
-    const param = describeParam(action, shape, taken, redact);
+    const param = toParam(action, shape, taken, redact);
     const group = action.mutually_exclusive_group;
     if (group) {
       let index = groupIndex.get(group.index);
@@ -259,12 +264,7 @@ function withoutSecretChoices(shape: ParamShape, redact: Redact): ParamShape {
   return leaks ? { ...shape, value: { ...shape.value, choices: null } } : shape;
 }
 
-function describeParam(
-  action: RawAction,
-  shape: ParamShape,
-  taken: Set<string>,
-  redact: Redact,
-): Param {
+function toParam(action: RawAction, shape: ParamShape, taken: Set<string>, redact: Redact): Param {
   let name = propertyNameOf(action);
   for (let n = 2; taken.has(name); n++) name = `${propertyNameOf(action)}_${n}`;
   taken.add(name);

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { Unpackr } from "msgpackr/unpack";
+import { errorCode } from "../error-code.ts";
 import type { CompletionManifest } from "./completion-manifest.ts";
 import { DEFAULT_MANIFEST_LIMITS, validateManifest } from "./validate-manifest.ts";
 
@@ -101,9 +102,4 @@ async function readUpTo(
 
 function unavailable(reason: string): ManifestReadResult {
   return { state: "unavailable", reason };
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
 }

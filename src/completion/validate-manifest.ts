@@ -1,3 +1,4 @@
+import { isStringList } from "../is-string-list.ts";
 import type {
   CompletionManifest,
   ManifestAlias,
@@ -175,10 +176,6 @@ function optString(dict: PlainDict, key: string, path: string, ctx: Context): st
   if (value === undefined || typeof value === "string") return value;
   fail(ctx, at(path, key), "a string");
   return undefined;
-}
-
-function isStringList(value: Plain): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
 function optStringList(

@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
 import { compareText } from "../compare-text.ts";
+import { errorCode } from "../error-code.ts";
 import { isJsonObject } from "../is-json-object.ts";
+import { isStringList } from "../is-string-list.ts";
+import { readHead } from "../read-head.ts";
 import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
-import { INTROSPECT_SOURCE } from "./introspect.ts";
+import { INTROSPECT_SOURCE } from "./introspect-source.ts";
 import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import { parseShebang } from "./parse-shebang.ts";
-import { errorCode, readPrivateFile, writePrivateFile } from "./private-cache-file.ts";
+import { readPrivateFile, writePrivateFile } from "./private-cache-file.ts";
 import type { IntrospectionResult } from "./raw-tree.ts";
 import type { PythonSource } from "./resolve-python.ts";
 
@@ -98,8 +101,8 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
     }
   }
   variables.sort(([a, av], [b, bv]) => compareText(a, b) || compareText(av, bv));
-  const head = readHead(executable);
-  const envShebang = head !== null && parseShebang(head)?.kind === "env";
+  const head = readHead(executable, HEAD_BYTES);
+  const envShebang = head !== null && parseShebang(new TextDecoder().decode(head))?.kind === "env";
   return sha256(
     JSON.stringify({
       executable,
@@ -167,7 +170,7 @@ export async function readCatalogCache(
       stamp,
     };
   } catch (error) {
-    return ignored(options, `it could not be read (${errorCode(error)})`);
+    return ignored(options, `it could not be read (${errorCode(error) ?? "unexpected error"})`);
   }
 }
 
@@ -227,7 +230,7 @@ export async function writeCatalogCache(
     }
     await writePrivateFile(options.cacheDir, `${key}.json`, text);
   } catch (error) {
-    options.log?.(`catalog cache: not written (${errorCode(error)})`);
+    options.log?.(`catalog cache: not written (${errorCode(error) ?? "unexpected error"})`);
   }
 }
 
@@ -332,20 +335,6 @@ function configIdentity(candidate: string): unknown {
   }
 }
 
-function readHead(file: string): string | null {
-  let fd: number | null = null;
-  try {
-    fd = openSync(file, "r");
-    const buffer = new Uint8Array(HEAD_BYTES);
-    const bytesRead = readSync(fd, buffer, 0, HEAD_BYTES, 0);
-    return new TextDecoder().decode(buffer.subarray(0, bytesRead));
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
-
 function realPathOrNull(file: string): string | null {
   try {
     return realpathSync(file);
@@ -361,8 +350,4 @@ function ignored(options: CatalogCacheOptions, reason: string): null {
 
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }

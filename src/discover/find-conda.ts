@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { CondaMcpError } from "../errors.ts";
+import { isDirectory } from "../is-directory.ts";
 
 /** Looks a command up on a search path; returns its full path or null. */
 export type Which = (
@@ -123,14 +124,6 @@ function isExecutableFile(candidate: string, platform: NodeJS.Platform): boolean
     // Windows has no execute bit; the extension decides.
     if (platform !== "win32") accessSync(candidate, constants.X_OK);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(candidate: string): boolean {
-  try {
-    return statSync(candidate).isDirectory();
   } catch {
     return false;
   }

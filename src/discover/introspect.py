@@ -7,9 +7,15 @@ running any command. stdout carries exactly one JSON document: an IntrospectionR
 Supports conda 23.x to 26.x; API differences are guarded by feature checks.
 """
 
-import json
-import os
 import sys
+
+# First of all: with `python -` the working directory is first on sys.path, so a stray json.py
+# or conda/ there would be imported instead of the real ones.
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+
+import json  # noqa: E402
+import os  # noqa: E402
 
 OLDEST_SUPPORTED_MAJOR = 23
 

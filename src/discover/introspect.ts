@@ -1,9 +1,10 @@
 import { CondaMcpError } from "../errors.ts";
+import { definedEnv } from "../execute/defined-env.ts";
+import { runProcess } from "../execute/run-process.ts";
 import { isJsonObject } from "../is-json-object.ts";
-import introspectSource from "./introspect.py" with { type: "text" };
+import { INTROSPECT_SOURCE } from "./introspect-source.ts";
 import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import type { IntrospectionFailure, IntrospectionResult } from "./raw-tree.ts";
-import { runCaptured } from "./run-captured.ts";
 
 /** Options of {@link introspect}. */
 export interface IntrospectOptions {
@@ -13,10 +14,9 @@ export interface IntrospectOptions {
   platform: NodeJS.Platform;
 }
 
-/** The embedded introspection script, as the target's Python receives it on stdin. */
-export const INTROSPECT_SOURCE: string = introspectSource;
-
 const SUMMARY_LENGTH = 200;
+// The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Run the embedded introspection script with the target's Python (`python -B -`, the source
@@ -35,16 +35,18 @@ export async function introspect(
   // Would turn the interpreter interactive after the script; nothing else of the user's
   // Python environment is dropped, so conda sees the plugins it sees when run.
   delete env.PYTHONINSPECT;
-  const run = await runCaptured([python, "-B", "-"], {
-    env,
-    platform: options.platform,
-    timeoutMs: options.timeoutMs,
-    stdin: INTROSPECT_SOURCE,
-  });
-  if (run.spawnError !== null) {
+  const run = await runProcess(
+    { command: python, argv: ["-B", "-"], stdin: INTROSPECT_SOURCE, env: definedEnv(env) },
+    {
+      platform: options.platform,
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: MAX_DOCUMENT_BYTES,
+    },
+  );
+  if (run.stop_reason === "not_started") {
     throw new CondaMcpError("Could not start conda's Python interpreter.", "INTROSPECTION_FAILED");
   }
-  if (run.timedOut) {
+  if (run.timed_out) {
     throw new CondaMcpError(
       `conda's Python did not describe conda's commands within ${Math.round(options.timeoutMs / 1000)} s ` +
         "(raise --introspection-timeout if this conda is slow to start).",
@@ -52,12 +54,11 @@ export async function introspect(
     );
   }
 
-  let document: unknown;
-  try {
-    document = JSON.parse(run.stdout);
-  } catch {
+  // runProcess has parsed stdout when it is exactly one JSON document.
+  const document = run.parsed_json;
+  if (document === null) {
     throw new CondaMcpError(
-      `conda's Python printed no introspection document (exit code ${run.exitCode})${lastLine(run.stderr)}`,
+      `conda's Python printed no introspection document (exit code ${run.exit_code})${lastLine(run.stderr)}`,
       "INTROSPECTION_FAILED",
     );
   }

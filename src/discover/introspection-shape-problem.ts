@@ -1,5 +1,6 @@
 /** The first way a document differs from IntrospectionResult, at every depth a stage walks, or null. */
 import { isJsonObject } from "../is-json-object.ts";
+import { isStringList } from "../is-string-list.ts";
 export function introspectionShapeProblem(document: unknown): string | null {
   if (!isJsonObject(document) || document.ok !== true) return "expected an object with ok true";
   for (const key of ["conda_version", "python_version", "python_executable", "root_prefix"]) {
@@ -61,8 +62,4 @@ function parserProblem(parser: Record<string, unknown>, where: string): string |
 
 function isObjectOrString(value: unknown): boolean {
   return isJsonObject(value) || typeof value === "string";
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }

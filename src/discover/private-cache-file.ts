@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { isJsonObject } from "../is-json-object.ts";
+import { errorCode } from "../error-code.ts";
 
 /** Cache files: a catalog entry (`<sha256>.json`) or a startup snapshot (`<sha256>.snapshot.json`). */
 const CACHE_FILE_NAME = /^[0-9a-f]{64}(\.snapshot)?\.json$/;
@@ -84,12 +84,6 @@ export async function writePrivateFile(
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-}
-
-/** The `code` of a file-system error, for log lines that never carry paths or contents. */
-export function errorCode(error: unknown): string {
-  const code = isJsonObject(error) ? error.code : undefined;
-  return typeof code === "string" ? code : "unexpected error";
 }
 
 async function removeStaleFiles(cacheDir: string): Promise<void> {

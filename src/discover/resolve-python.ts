@@ -1,10 +1,13 @@
-import { open, realpath, stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { CondaMcpError } from "../errors.ts";
+import { definedEnv } from "../execute/defined-env.ts";
+import { runProcess } from "../execute/run-process.ts";
+import { isDirectory } from "../is-directory.ts";
+import { readHead } from "../read-head.ts";
 import { detectBinaryFormat } from "./detect-binary-format.ts";
 import { type Which, whichOnPath } from "./find-conda.ts";
 import { parseShebang } from "./parse-shebang.ts";
-import { runCaptured } from "./run-captured.ts";
 
 /** How the interpreter was found, most direct first. */
 export type PythonSource =
@@ -66,7 +69,7 @@ export async function resolvePython(
     };
   }
 
-  const head = await readHead(condaExe);
+  const head = readHead(condaExe, HEAD_BYTES);
   if (!head) {
     throw new CondaMcpError("The conda executable could not be read.", "PYTHON_NOT_FOUND");
   }
@@ -85,7 +88,7 @@ export async function resolvePython(
       if (!(await isFile(candidate))) continue;
       if (launcher) return found(candidate, "windows-launcher");
       const prefix = path.dirname(path.dirname(candidate));
-      if (await isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
+      if (isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
     }
     if (launcher && condaPythonExe) return found(condaPythonExe, "conda-python-exe");
     throw new CondaMcpError(
@@ -119,16 +122,14 @@ export async function resolvePython(
     if (await isFile(candidate)) return found(candidate, "prefix");
   }
 
-  const hook = await runCaptured([condaExe, "shell.posix", "hook"], {
-    env,
-    platform,
-    timeoutMs: options.timeoutMs,
-    maxBytes: 1024 * 1024,
-  });
+  const hook = await runProcess(
+    { command: condaExe, argv: ["shell.posix", "hook"], env: definedEnv(env) },
+    { platform, timeoutMs: options.timeoutMs, maxOutputBytes: 1024 * 1024 },
+  );
   const match = /^export CONDA_PYTHON_EXE=(?:'([^']*)'|"([^"]*)"|(\S+))/m.exec(hook.stdout);
   const hookPython = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
-  if (hook.exitCode === 0 && hookPython && (await isFile(hookPython))) {
-    return { ...found(hookPython, "shell-hook"), pythonMs: hook.durationMs };
+  if (hook.exit_code === 0 && hookPython && (await isFile(hookPython))) {
+    return { ...found(hookPython, "shell-hook"), pythonMs: hook.duration_ms };
   }
   throw new CondaMcpError(
     "Could not find the Python interpreter that runs conda: its script names no existing " +
@@ -157,21 +158,6 @@ export function prefixPythonCandidates(condaRealPath: string, platform: NodeJS.P
   return [join(prefix, "bin", "python"), join(prefix, "bin", "python3")];
 }
 
-async function readHead(file: string): Promise<Uint8Array | null> {
-  try {
-    const handle = await open(file, "r");
-    try {
-      const buffer = new Uint8Array(HEAD_BYTES);
-      const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return null;
-  }
-}
-
 async function realpathOr(file: string): Promise<string> {
   try {
     return await realpath(file);
@@ -193,14 +179,6 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 async function isFile(file: string): Promise<boolean> {
   try {
     return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function isDirectory(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
   } catch {
     return false;
   }

@@ -18,7 +18,7 @@ export class ExecutionQueue {
   /** Queues a task; it receives the same signal once it starts. */
   run(signal: AbortSignal | undefined, task: Task): Promise<ExecutionResult> {
     const taskSignal = signal ?? new AbortController().signal;
-    if (taskSignal.aborted) return Promise.resolve(notRunResult(0, "", true));
+    if (taskSignal.aborted) return Promise.resolve(notRunResult(0, { reason: "cancelled" }));
     return new Promise<ExecutionResult>((resolve, reject) => {
       const entry: Waiting = {
         start: () => {
@@ -37,7 +37,7 @@ export class ExecutionQueue {
         const index = this.#waiting.indexOf(entry);
         if (index === -1) return;
         this.#waiting.splice(index, 1);
-        resolve(notRunResult(0, "", true));
+        resolve(notRunResult(0, { reason: "cancelled" }));
       };
       taskSignal.addEventListener("abort", onAbort, { once: true });
       this.#waiting.push(entry);

@@ -65,15 +65,14 @@ export async function runProcess(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const name = programName(request.command);
-  if (options.signal?.aborted) return notRunResult(elapsed(), "", true);
+  if (options.signal?.aborted) return notRunResult(elapsed(), { reason: "cancelled" });
 
   const launch = resolveLaunch(request.command, request.argv, options.platform, request.env);
   if (!launch.ok) {
-    return notRunResult(
-      elapsed(),
-      `conda-mcp: could not start ${name}: ${launch.message}\n`,
-      false,
-    );
+    return notRunResult(elapsed(), {
+      reason: "not_started",
+      detail: `could not start ${name}: ${launch.message}`,
+    });
   }
   let child: Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
   try {
@@ -93,7 +92,10 @@ export async function runProcess(
     });
   } catch (error) {
     const reason = describeSpawnError(error, request.cwd);
-    return notRunResult(elapsed(), `conda-mcp: could not start ${name}: ${reason}\n`, false);
+    return notRunResult(elapsed(), {
+      reason: "not_started",
+      detail: `could not start ${name}: ${reason}`,
+    });
   }
 
   let lastChunkAt = performance.now();
@@ -154,16 +156,14 @@ export async function runProcess(
 
   const out = await stdout.result;
   const err = await stderr.result;
-  let stderrText = err.text;
-  if (stopReason === null && child.exitCode === null && child.signalCode !== null) {
-    // Killed by a signal we did not send (a crash, the OOM killer, another program).
-    const separator = stderrText === "" || stderrText.endsWith("\n") ? "" : "\n";
-    stderrText += `${separator}conda-mcp: ${name} was killed by signal ${child.signalCode}\n`;
-  }
+  // Killed by a signal we did not send (a crash, the OOM killer, another program).
+  const signalled = stopReason === null && child.exitCode === null && child.signalCode !== null;
   return {
     exit_code: stopReason === null ? child.exitCode : null,
+    stop_reason: stopReason ?? (signalled ? "signal" : "exited"),
+    stop_detail: signalled ? `${name} was killed by signal ${child.signalCode}` : null,
     stdout: out.text,
-    stderr: stderrText,
+    stderr: err.text,
     duration_ms: elapsed(),
     parsed_json: parseJsonOutput(out.text, out.truncated),
     timed_out: stopReason === "timed_out",

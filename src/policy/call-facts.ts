@@ -54,6 +54,8 @@ export const CallFactsSchema = v.variant("outcome", [
   v.object({ outcome: v.literal("fails"), message: v.string() }),
   /** A `shell.*` command, which conda handles outside its parser. */
   v.object({ outcome: v.literal("shell") }),
+  /** Anything else (an unexpected error, an API this conda lacks): nobody can tell. */
+  v.object({ outcome: v.literal("unknown"), message: v.string() }),
 ]);
 
 /** What conda would do with one command line, by conda's own code. */

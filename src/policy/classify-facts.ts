@@ -24,6 +24,8 @@ export function classifyFacts(facts: CallFacts, findCommand: FindCommand): Facts
     case "fails":
       return { cls: "read", policy: null };
     case "shell":
+    case "unknown":
+      // The server refuses an unknown outcome before it gets here; exec needs the most.
       return { cls: "exec", policy: null };
     case "parsed": {
       const command = findCommand(facts.path);

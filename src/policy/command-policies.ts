@@ -48,9 +48,16 @@ const removesPackagesWith =
     given(values, dest) ? "destructive" : base;
 
 // conda.cli.main_config.execute_config returns before writing for --show-sources, --show,
-// --describe and --validate, and skips the write when --get names keys; in every other case
-// it rewrites its rc file (creating it when absent), even for a bare `conda config`.
+// --describe and --validate; --write-default writes next, whatever else is given; then it skips
+// the write only when --get names keys, and rewrites its rc file (creating it when absent) in
+// every other case, even for a bare `conda config`.
 const configWritesUnlessReading: Refine = (values) => {
+  const earlyReads =
+    given(values, "show_sources") ||
+    given(values, "show") ||
+    given(values, "describe") ||
+    given(values, "validate");
+  if (!earlyReads && given(values, "write_default")) return "write";
   const get = values.get;
   const reads =
     given(values, "show_sources") ||
@@ -314,10 +321,12 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, true, false, false),
       reason: "builds a package file; --reset deletes untracked files (destructive)",
       // conda checks --which, then --reset, then --untracked; --reset wins here whatever the order.
+      // Building writes a tarball at a path taken from --pkg-name, over any file there.
       refine: (values) => {
         if (given(values, "reset")) return "destructive";
-        return given(values, "which") || given(values, "untracked") ? "read" : "write";
+        return given(values, "which") || given(values, "untracked") ? "read" : "destructive";
       },
+      guard: "package",
     },
   ],
   [

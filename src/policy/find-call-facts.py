@@ -12,30 +12,32 @@ stdout carries one JSON document:
    "target_error": str | null}   the command would run; values are the dests that differ from
                                   their defaults; each target describes one path (see describe)
   {"outcome": "prints"}           conda only prints (help, version, usage) and exits 0
-  {"outcome": "fails", "message"} conda stops with an error before the command runs
+  {"outcome": "fails", "message"} conda rejects the command line (argparse or a CondaError)
+                                  before the command runs
   {"outcome": "shell"}            a `shell.*` command, outside the parser
+  {"outcome": "unknown", "message"}  anything else: conda-mcp cannot tell what conda would do
 Nothing is written to disk.
 """
 
-import argparse
-import contextlib
-import io
-import json
-import os
 import sys
-from enum import Enum
+
+# First of all: `python -c` puts the call's working directory first on sys.path, so a stray
+# argparse.py or conda/ there would be imported instead of the real ones. The `conda` entry
+# script never sees the cwd.
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+from enum import Enum  # noqa: E402
 
 # Past this many directory entries the search for nested environments gives up (reported as
 # null): a prefix such as a home folder can hold millions of files.
 WALK_LIMIT = 200_000
 MESSAGE_LIMIT = 500
-
-
-def _drop_script_dir():
-    # `python -c` puts the current directory first on sys.path, so a stray conda.py in the call's
-    # working directory would shadow conda. The `conda` entry script never sees the cwd.
-    if sys.path and sys.path[0] in ("", os.getcwd()):
-        del sys.path[0]
 
 
 class Parsed(BaseException):
@@ -133,8 +135,19 @@ def known_settings(context):
 
 
 def loads_as_config(path, context):
-    """True when conda reads the file as its configuration: empty, or a YAML mapping with at least
-    one setting conda knows. An ordinary file that happens to parse as a mapping is not one."""
+    """True when the file is conda's configuration: named as conda names the files it reads
+    (`.condarc`, `condarc`, `*.yml`, `*.yaml`) and empty, or a YAML mapping with at least one
+    setting conda knows. An ordinary file that happens to parse as a mapping is not one."""
+    try:
+        from conda.common.configuration import CONDARC_FILENAMES, YAML_EXTENSIONS
+    except ImportError:
+        CONDARC_FILENAMES, YAML_EXTENSIONS = (".condarc", "condarc"), (".yml", ".yaml")
+    # conda's own rule for which files in a search path it reads as configuration, and the
+    # `.condarc` ending a file named by $CONDARC or --file usually has.
+    name = os.path.basename(path)
+    suffix = os.path.splitext(name)[1]
+    if name not in CONDARC_FILENAMES and suffix not in (*YAML_EXTENSIONS, ".condarc"):
+        return False
     try:
         try:
             from conda.common.serialize import yaml
@@ -175,23 +188,55 @@ def describe(role, path, context, deletes=False):
     return facts
 
 
+class Unknown(Exception):
+    """conda-mcp cannot tell what this conda would do (an API it does not know)."""
+
+
+def files_of(args):
+    files = getattr(args, "file", None) or []
+    # conda 26 takes several environment files; older releases take one string.
+    return [files] if isinstance(files, str) else list(files)
+
+
 def create_target(args, context):
-    """`create` and `env create` without -n/-p take the target from the environment file, as
-    conda.cli.main_create.execute does; the context is then initialised again."""
-    if getattr(args, "name", None) or getattr(args, "prefix", None) or not getattr(args, "file", None):
+    """`create` and `env create` without -n/-p take the target from the environment file (copied
+    from conda 26's conda.cli.main_create.execute, using conda's own helpers); the context is
+    then initialised again."""
+    files = files_of(args)
+    if getattr(args, "name", None) or getattr(args, "prefix", None) or not files:
         return
     from conda.cli import common
 
-    for path in args.file:
+    if not hasattr(common, "get_name_prefix_from_env_file"):
+        raise Unknown("this conda reads environment files in a way conda-mcp does not know")
+    for path in files:
         if hasattr(common, "validate_file_exists"):
             common.validate_file_exists(path)
-    if len(args.file) != 1 or not hasattr(common, "get_name_prefix_from_env_file"):
-        return
-    name, prefix = common.get_name_prefix_from_env_file(args.file[0])
+    if len(files) != 1:
+        return  # conda refuses several files without -n/-p
+    name, prefix = common.get_name_prefix_from_env_file(files[0])
     if name is not None:
         args.name = name
     if prefix is not None and args.name is None:
         args.prefix = prefix
+    context.__init__(argparse_args=args)
+
+
+def update_target(args, context):
+    """`env update` without -n/-p takes the name (never the prefix) from the environment file, as
+    conda 26's conda.cli.main_env_update.execute does, with conda's own specifier plugins."""
+    if getattr(args, "name", None) or getattr(args, "prefix", None):
+        return
+    from conda.cli import common
+
+    files = files_of(args)
+    manager = context.plugin_manager
+    if len(files) != 1 or not hasattr(manager, "get_environment_specifier"):
+        raise Unknown("this conda reads environment files in a way conda-mcp does not know")
+    common.validate_file_exists(files[0])
+    hook = manager.get_environment_specifier(source=files[0], name=context.environment_specifier)
+    env = hook.environment_spec(files[0]).env_for(context.subdir)
+    args.name = env.name or None
     context.__init__(argparse_args=args)
 
 
@@ -225,6 +270,8 @@ def targets_of(path, args, context):
     targets = []
     if path in (["create"], ["env", "create"]):
         create_target(args, context)
+    if path == ["env", "update"]:
+        update_target(args, context)
     if hasattr(args, "name") or hasattr(args, "prefix"):
         # remove --all, env remove and rename delete the whole target prefix.
         deletes = path in (["env", "remove"], ["rename"]) or (path == ["remove"] and args.all)
@@ -249,6 +296,8 @@ def find_facts(argv):
     if argv and argv[0].strip().startswith("shell."):
         return {"outcome": "shell"}
 
+    from conda import CondaError
+    from conda.cli import conda_argparse
     from conda.cli.main import main_subshell
 
     chosen = []
@@ -257,6 +306,11 @@ def find_facts(argv):
     def stop(namespace, parser):
         raise Parsed(namespace, parser)
 
+    # The command itself must never run here, whatever happens to the hook.
+    def never_run(args, parser):
+        raise Unknown("conda went on to run the command")
+
+    conda_argparse.do_call = never_run
     err = io.StringIO()
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
@@ -267,9 +321,11 @@ def find_facts(argv):
         if exit.code in (0, None):
             return {"outcome": "prints"}
         return {"outcome": "fails", "message": last_line(err.getvalue())}
-    except Exception as error:
+    except CondaError as error:
         return {"outcome": "fails", "message": f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]}
-    return {"outcome": "fails", "message": "conda ran the command instead of stopping"}
+    except Exception as error:
+        return {"outcome": "unknown", "message": f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]}
+    return {"outcome": "unknown", "message": "conda returned without parsing the command line"}
 
 
 def parsed_facts(parsed, chosen):
@@ -295,7 +351,6 @@ def parsed_facts(parsed, chosen):
 
 
 def main():
-    _drop_script_dir()
     argv = json.loads(sys.stdin.read())
     sys.stdout.write(json.dumps(find_facts(argv)))
 

@@ -9,7 +9,8 @@ export type GuardName =
   | "rename"
   | "in_place"
   | "config_file"
-  | "output_file";
+  | "output_file"
+  | "package";
 
 const ALLOWED: PolicyDecision = { allowed: true };
 
@@ -68,6 +69,10 @@ function guardDeletion(target: TargetFacts, verb: string): PolicyDecision {
 /** A path conda would create an environment at, or move one to: it must not exist yet. */
 function guardNewPath(target: TargetFacts): PolicyDecision {
   const where = `${WHAT[target.role]} (${target.path})`;
+  // An environment inside a conda-meta folder makes its parent look like an environment.
+  if (/[\\/]conda-meta(?:[\\/]|$)/.test(target.path)) {
+    return refuse(`${where} lies inside a conda-meta folder.`);
+  }
   if (target.is_base) {
     return refuse(
       `${where} is the base environment; replacing it would replace conda's own installation.`,
@@ -117,6 +122,22 @@ function guardOutputFile(target: TargetFacts, options: PolicyOptions): PolicyDec
   };
 }
 
+/** `package --reset` deletes every file no package owns: only in an environment, never base. */
+function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): PolicyDecision {
+  const where = `${WHAT[target.role]} (${target.path})`;
+  if (target.is_base) {
+    return refuse(
+      `${where} is the base environment; conda package works on other environments only here.`,
+    );
+  }
+  if (target.exists && !target.is_environment) {
+    return refuse(
+      `${where} is not a conda environment; conda package would take or delete its files.`,
+    );
+  }
+  return values.reset === true && !target.exists ? refuse(`${where} does not exist.`) : ALLOWED;
+}
+
 function withTarget(
   facts: ParsedCallFacts,
   role: TargetRole,
@@ -124,7 +145,11 @@ function withTarget(
 ): PolicyDecision {
   const found = targetOf(facts, role);
   if (!found.ok) return found.decision;
-  return found.target === null ? ALLOWED : guard(found.target);
+  // Only an output file is optional; conda-mcp refuses what it cannot check.
+  if (found.target === null) {
+    return role === "output_file" ? ALLOWED : refuse(`conda named no ${WHAT[role]} for this call.`);
+  }
+  return guard(found.target);
 }
 
 /**
@@ -158,5 +183,7 @@ export function guardCall(
       return withTarget(facts, "rc_file", guardConfigFile);
     case "output_file":
       return withTarget(facts, "output_file", (t) => guardOutputFile(t, options));
+    case "package":
+      return withTarget(facts, "prefix", (t) => guardPackage(t, facts.values));
   }
 }

@@ -2,6 +2,7 @@ import type { ExecutionResult } from "./execution-result.ts";
 
 type PropertySchema = {
   readonly type?: string | readonly string[];
+  readonly enum?: readonly string[];
   readonly description: string;
   readonly minimum?: number;
 };
@@ -12,8 +13,18 @@ const PROPERTIES = {
     type: ["integer", "null"],
     description: "Exit code; null when killed (timeout, cancel, signal) or never started.",
   },
+  stop_reason: {
+    type: "string",
+    enum: ["exited", "timed_out", "cancelled", "not_started", "signal"],
+    description:
+      "exited by itself; timed_out or cancelled by the server; signal: killed by a signal the server did not send; not_started.",
+  },
+  stop_detail: {
+    type: ["string", "null"],
+    description: "Why it did not start, or the signal that killed it; else null.",
+  },
   stdout: { type: "string", description: "Head of standard output, UTF-8." },
-  stderr: { type: "string", description: "Head of standard error, UTF-8, plus server notes." },
+  stderr: { type: "string", description: "Head of standard error, UTF-8." },
   duration_ms: { type: "number", minimum: 0, description: "Wall time in milliseconds." },
   parsed_json: {
     description: "stdout parsed when it is exactly one complete JSON document, else null.",

@@ -1,10 +1,17 @@
 /** Why a process stopped: the first reason wins. */
-export type StopReason = "exited" | "timed_out" | "cancelled" | "spawn_failed";
+export type StopReason = "exited" | "timed_out" | "cancelled" | "not_started" | "signal";
 
 /** The one result shape of every execution, whether conda succeeded, failed or timed out. */
 export interface ExecutionResult {
-  /** Exit code, or null when the process was killed (timeout, cancel) or never started. */
+  /** Exit code, or null when the process was killed (timeout, cancel, signal) or never started. */
   exit_code: number | null;
+  /**
+   * How it ended: `exited` by itself, stopped by the server (`timed_out`, `cancelled`), killed by
+   * a signal the server did not send (`signal`), or `not_started`.
+   */
+  stop_reason: StopReason;
+  /** Why it did not start, or the name of the signal that killed it; else null. */
+  stop_detail: string | null;
   stdout: string;
   stderr: string;
   duration_ms: number;

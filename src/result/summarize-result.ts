@@ -1,6 +1,5 @@
 import type { ExecutionResult } from "./execution-result.ts";
 
-const NOTE_PREFIX = "conda-mcp: ";
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
@@ -18,7 +17,7 @@ export function summarizeResult(
   if (result.timed_out) line = `${label}: timed out after ${took}`;
   else if (result.cancelled) line = `${label}: cancelled after ${took}`;
   else if (result.exit_code !== null) line = `${label}: exit ${result.exit_code} in ${took}`;
-  else line = `${label}: ${lastServerNote(result.stderr) ?? `no exit code after ${took}`}`;
+  else line = `${label}: ${result.stop_detail ?? `no exit code after ${took}`}`;
 
   const truncated = [
     result.stdout_truncated ? "stdout" : null,
@@ -34,16 +33,6 @@ export function summarizeResult(
   }
   if (result.restart_required) line += "; conda changed: restart required";
   return line;
-}
-
-// The engine writes why a process never ran or died as a "conda-mcp: ..." line in stderr.
-function lastServerNote(stderr: string): string | null {
-  const lines = stderr.split("\n");
-  for (let index = lines.length - 1; index >= 0; index -= 1) {
-    const line = lines[index] ?? "";
-    if (line.startsWith(NOTE_PREFIX)) return line.slice(NOTE_PREFIX.length);
-  }
-  return null;
 }
 
 function formatDuration(ms: number): string {

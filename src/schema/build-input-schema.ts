@@ -61,6 +61,15 @@ const STRING_RULES: Record<StringPlacement, { pattern: RegExp; expected: string 
   },
 };
 
+/** A string conda can receive as one argv item: no NUL, no unpaired surrogate, bounded. */
+export function wellFormedString(maxCodePoints: number, what: string) {
+  return v.pipe(
+    v.string("a string"),
+    v.regex(STRING_RULES.passthrough.pattern, STRING_RULES.passthrough.expected),
+    v.maxCodePoints(maxCodePoints, `${what} of at most ${maxCodePoints} characters`),
+  );
+}
+
 function stringSchema(placement: StringPlacement): AnySchema {
   const rule = STRING_RULES[placement];
   return v.pipe(
@@ -276,6 +285,19 @@ function advertisedAction(
   };
 }
 
+/** The JSON Schema clients are shown for a valibot schema (no `$schema`, see advertisedAction). */
+export function advertisedJsonSchema(
+  schema: v.GenericSchema,
+  detail: SchemaDetail,
+): Record<string, unknown> {
+  const converted = toJsonSchema(schema, {
+    errorMode: "throw",
+    overrideAction: advertisedAction(detail),
+  }) as Record<string, unknown>;
+  const { $schema: _dropped, ...rest } = converted;
+  return rest;
+}
+
 /** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
 export function buildInputSchema(
   command: CatalogCommand,
@@ -299,11 +321,7 @@ export function buildInputSchema(
     unknown,
     Record<string, unknown>
   >;
-  const converted = toJsonSchema(validator, {
-    errorMode: "throw",
-    overrideAction: advertisedAction(detail),
-  }) as Record<string, unknown>;
-  const { $schema: _dropped, ...rest } = converted;
+  const rest = advertisedJsonSchema(validator, detail);
   const groupNotes = command.exclusiveGroups
     .filter((g) => g.required)
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);

@@ -15,7 +15,7 @@ import {
   type ToolSchema,
 } from "../schema/build-input-schema.ts";
 import { sharedOptionGlossary } from "../schema/shared-option-glossary.ts";
-import { EXECUTE_INPUT_JSON_SCHEMA, EXECUTE_TOOL_NAME } from "./execute-tool.ts";
+import { EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 
 /** A listed tool and what the server needs to call it. */
 export type ToolEntry =
@@ -40,6 +40,8 @@ export interface RegistryOptions {
   cliCommandTool: Tool | null;
   /** How much each generated tool's definition says (`--schema-detail`). */
   schemaDetail: SchemaDetail;
+  /** conda_execute's input schema, built from the server's limits; without it, no conda_execute. */
+  executeInputSchema?: Tool["inputSchema"];
 }
 
 function describeTool(command: CatalogCommand, baseClass: CommandClass, detail: SchemaDetail) {
@@ -102,13 +104,13 @@ function generatedEntry(
   };
 }
 
-const EXECUTE_DEFINITION: Tool = {
+const executeDefinition = (inputSchema: Tool["inputSchema"]): Tool => ({
   name: EXECUTE_TOOL_NAME,
   title: "conda (raw command line)",
   description:
     "Runs conda with a raw argument list (no shell), for commands and options the typed tools do not cover. " +
     "Needs --allow-exec, plus the startup option of the command it names.",
-  inputSchema: EXECUTE_INPUT_JSON_SCHEMA,
+  inputSchema,
   outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
   annotations: {
     title: "conda (raw command line)",
@@ -117,7 +119,7 @@ const EXECUTE_DEFINITION: Tool = {
     idempotentHint: false,
     openWorldHint: true,
   },
-};
+});
 
 /** Every tool to list, in a stable order, after the startup narrowing options. */
 export function buildToolRegistry(
@@ -146,13 +148,15 @@ export function buildToolRegistry(
       path: [],
     });
   }
-  candidates.push({
-    kind: "execute",
-    definition: EXECUTE_DEFINITION,
-    baseClass: "exec",
-    name: EXECUTE_TOOL_NAME,
-    path: null,
-  });
+  if (options.executeInputSchema) {
+    candidates.push({
+      kind: "execute",
+      definition: executeDefinition(options.executeInputSchema),
+      baseClass: "exec",
+      name: EXECUTE_TOOL_NAME,
+      path: null,
+    });
+  }
   const selection = selectTools(candidates, options);
   const entries = selection.tools.map(
     ({ name: _name, path: _path, ...entry }) => entry as ToolEntry,

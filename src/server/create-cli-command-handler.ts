@@ -8,7 +8,7 @@ import {
 } from "../completion/cli-command-tool.ts";
 import { createManifestReader } from "../completion/create-manifest-reader.ts";
 import { pluginHash } from "../completion/plugin-hash.ts";
-import type { CliCommandHandler } from "./create-server.ts";
+import type { CliCommandHandler } from "./server-deps.ts";
 
 /** conda_cli_command as tools/list shows it: read-only, needs no policy option. */
 export const CLI_COMMAND_DEFINITION: Tool = {

@@ -3,7 +3,7 @@ import { ExecutionQueue } from "../execute/execution-queue.ts";
 import { notRunResult } from "../execute/not-run-result.ts";
 import { runProcess } from "../execute/run-process.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
-import type { RunConda } from "./create-server.ts";
+import type { RunConda } from "./server-deps.ts";
 
 /**
  * How long a cancelled or timed-out call that changes an environment gets after SIGTERM:
@@ -20,6 +20,48 @@ export interface ExecutionEvent {
   argv: string[];
   result: ExecutionResult;
   durationMs: number;
+}
+
+/** Runs one admitted call; a call that changes an environment gets conda's rollback time. */
+async function spawnAdmitted(
+  input: { config: Config; command: string; leadingArgs: string[]; log: (line: string) => void },
+  argv: string[],
+  options: Parameters<RunConda>[1],
+  call: { signal: AbortSignal; label: string; changes: boolean },
+): Promise<ExecutionResult> {
+  const { config, log } = input;
+  const { signal, label, changes } = call;
+  const onStop = () =>
+    log(
+      `${label} was stopped; conda is rolling its transaction back, which may take minutes (killed after ${ROLLBACK_GRACE_MS / 1000} s).`,
+    );
+  if (changes) signal.addEventListener("abort", onStop, { once: true });
+  const onHeartbeat = options.onHeartbeat;
+  const result = await runProcess(
+    {
+      command: input.command,
+      argv: [...input.leadingArgs, ...argv],
+      cwd: options.cwd ?? config.cwd,
+      stdin: options.stdin,
+      env: config.env,
+    },
+    {
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: config.maxOutputBytes,
+      signal,
+      onHeartbeat: onHeartbeat && ((beat) => onHeartbeat(beat, label)),
+      heartbeatMs: config.heartbeatMs,
+      platform: config.platform,
+      graceMs: changes ? ROLLBACK_GRACE_MS : undefined,
+    },
+  );
+  signal.removeEventListener("abort", onStop);
+  if (changes && result.killed) {
+    log(
+      `${label} was killed before conda finished rolling back; the environment it was changing may be inconsistent (check it with conda list or conda doctor).`,
+    );
+  }
+  return result;
 }
 
 /**
@@ -51,40 +93,12 @@ export function createRunConda(input: {
         const admission = await options.admit(signal);
         if (!admission.allowed) {
           refused = admission.message;
-          return notRunResult(0, "", signal.aborted);
+          // Never shown: a refusal is answered with its message instead.
+          return notRunResult(0, { reason: "not_started", detail: "refused" });
         }
         label = admission.label;
-        const onStop = () =>
-          log(
-            `${label} was stopped; conda is rolling its transaction back, which may take minutes (killed after ${ROLLBACK_GRACE_MS / 1000} s).`,
-          );
-        if (admission.changes) signal.addEventListener("abort", onStop, { once: true });
-        const onHeartbeat = options.onHeartbeat;
-        const result = await runProcess(
-          {
-            command,
-            argv: [...leadingArgs, ...argv],
-            cwd: options.cwd ?? config.cwd,
-            stdin: options.stdin,
-            env: config.env,
-          },
-          {
-            timeoutMs: options.timeoutMs,
-            maxOutputBytes: config.maxOutputBytes,
-            signal,
-            onHeartbeat: onHeartbeat && ((beat) => onHeartbeat(beat, label)),
-            heartbeatMs: config.heartbeatMs,
-            platform: config.platform,
-            graceMs: admission.changes ? ROLLBACK_GRACE_MS : undefined,
-          },
-        );
-        signal.removeEventListener("abort", onStop);
-        if (admission.changes && result.killed) {
-          log(
-            `${label} was killed before conda finished rolling back; the environment it was changing may be inconsistent (check it with conda list or conda doctor).`,
-          );
-        }
-        return result;
+        const call = { signal, label, changes: admission.changes };
+        return spawnAdmitted({ config, command, leadingArgs, log }, argv, options, call);
       },
     );
     input.running.add(execution);

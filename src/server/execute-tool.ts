@@ -1,45 +1,39 @@
 import * as v from "valibot";
 import { isJsonObject } from "../is-json-object.ts";
-import { MAX_ARRAY_ITEMS, MAX_STRING_LENGTH } from "../schema/build-input-schema.ts";
+import {
+  advertisedJsonSchema,
+  MAX_ARRAY_ITEMS,
+  MAX_STRING_LENGTH,
+  type SchemaDetail,
+  type ToolInputJsonSchema,
+  wellFormedString,
+} from "../schema/build-input-schema.ts";
 import { type ArgumentIssue, fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 
 /** Name of the raw command-line tool. */
 export const EXECUTE_TOOL_NAME = "conda_execute";
 
-/** Validated input of a conda_execute call. */
-export interface ExecuteInput {
-  argv: string[];
-  cwd?: string;
-  stdin?: string;
-  timeout_seconds?: number;
+/** The server's limits that bound a conda_execute call. */
+export interface ExecuteLimits {
+  maxStdinBytes: number;
+  timeoutSeconds: number;
 }
 
-// argv carries UTF-8 without NUL: an unpaired surrogate would reach conda as U+FFFD.
-const WELL_FORMED = /^(?:[^\0\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
-
-function boundedString(max: number, what: string) {
-  return v.pipe(
-    v.string("a string"),
-    v.regex(WELL_FORMED, "a string without NUL or unpaired surrogates"),
-    v.maxCodePoints(max, `${what} of at most ${max} characters`),
-  );
-}
-
-/** The valibot schema of conda_execute's input, bounded by the server's limits. */
-export function executeInputSchema(limits: { maxStdinBytes: number; timeoutSeconds: number }) {
+/** The valibot schema of conda_execute's input: its type, its validator and its JSON Schema. */
+function executeInputSchema(limits: ExecuteLimits) {
   return v.strictObject(
     {
       // Stops at the first wrong item, so the refusal does not grow with the input.
       argv: v.config(
         v.pipe(
-          v.array(boundedString(MAX_STRING_LENGTH, "a string"), "an array of strings"),
+          v.array(wellFormedString(MAX_STRING_LENGTH, "a string"), "an array of strings"),
           v.maxLength(MAX_ARRAY_ITEMS, `an array of at most ${MAX_ARRAY_ITEMS} strings`),
           v.description('Arguments after the conda executable, e.g. ["list", "--json"].'),
         ),
         { abortEarly: true },
       ),
       cwd: v.optional(
-        v.pipe(boundedString(4096, "a path"), v.description("Working directory of the call.")),
+        v.pipe(wellFormedString(4096, "a path"), v.description("Working directory of the call.")),
       ),
       stdin: v.optional(
         v.pipe(
@@ -67,41 +61,39 @@ export function executeInputSchema(limits: { maxStdinBytes: number; timeoutSecon
   );
 }
 
-/** JSON Schema of conda_execute's input, as tools/list shows it. */
-export const EXECUTE_INPUT_JSON_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    argv: {
-      type: "array",
-      items: { type: "string" },
-      maxItems: MAX_ARRAY_ITEMS,
-      description: 'Arguments after the conda executable, e.g. ["list", "--json"].',
-    },
-    cwd: { type: "string", description: "Working directory of the call." },
-    stdin: {
-      type: "string",
-      description: "Text given to conda on standard input (for prompts or --stdin).",
-    },
-    timeout_seconds: {
-      type: "number",
-      exclusiveMinimum: 0,
-      description: "Shorter limit for this call; the server's --timeout is the most.",
-    },
-  },
-  required: ["argv"],
-  additionalProperties: false,
-};
+/** Validated input of a conda_execute call. */
+export type ExecuteInput = v.InferOutput<ReturnType<typeof executeInputSchema>>;
 
-/** Validates a conda_execute input, with issues that name paths and never values. */
-export function validateExecuteInput(
-  input: unknown,
-  limits: { maxStdinBytes: number; timeoutSeconds: number },
-): { success: true; output: ExecuteInput } | { success: false; issues: ArgumentIssue[] } {
-  if (!isJsonObject(input)) {
-    return { success: false, issues: [{ path: "/", message: "expected an object" }] };
-  }
-  const parsed = v.safeParse(executeInputSchema(limits), input, { message: fallbackMessage });
-  return parsed.success
-    ? { success: true, output: parsed.output }
-    : { success: false, issues: toArgumentIssues(parsed.issues) };
+/** conda_execute's input, built once per server from its limits. */
+export interface ExecuteTool {
+  /** The JSON Schema tools/list shows. */
+  jsonSchema: ToolInputJsonSchema;
+  /** Validates a call's input, with issues that name paths and never values. */
+  validate(
+    input: unknown,
+  ): { success: true; output: ExecuteInput } | { success: false; issues: ArgumentIssue[] };
+}
+
+/** Builds conda_execute's schema for the server's limits: one shape for validation and clients. */
+export function createExecuteTool(limits: ExecuteLimits, detail: SchemaDetail): ExecuteTool {
+  const schema = executeInputSchema(limits);
+  const advertised = advertisedJsonSchema(schema, detail);
+  return {
+    jsonSchema: {
+      ...advertised,
+      type: "object",
+      properties: (advertised.properties ?? {}) as Record<string, object>,
+      required: (advertised.required ?? []) as string[],
+      additionalProperties: false,
+    },
+    validate(input) {
+      if (!isJsonObject(input)) {
+        return { success: false, issues: [{ path: "/", message: "expected an object" }] };
+      }
+      const parsed = v.safeParse(schema, input, { message: fallbackMessage });
+      return parsed.success
+        ? { success: true, output: parsed.output }
+        : { success: false, issues: toArgumentIssues(parsed.issues) };
+    },
+  };
 }

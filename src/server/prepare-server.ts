@@ -14,7 +14,8 @@ import { buildToolRegistry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
 import type { ExecutionEvent } from "./create-run-conda.ts";
 import { createRunConda, ROLLBACK_GRACE_MS } from "./create-run-conda.ts";
-import type { ServerDeps } from "./create-server.ts";
+import { createExecuteTool } from "./execute-tool.ts";
+import type { ServerDeps } from "./server-deps.ts";
 
 const COMPLETION_DISTRIBUTION = "conda-completion";
 // Longest an aborted call takes to end: the rollback grace, the SIGKILL wait and pipe drain.
@@ -85,7 +86,12 @@ export function prepareServer(
       })
     : null;
 
+  const executeTool = createExecuteTool(
+    { maxStdinBytes: config.maxStdinBytes, timeoutSeconds: config.timeoutMs / 1000 },
+    config.schemaDetail,
+  );
   const registry = buildToolRegistry(catalog, {
+    executeInputSchema: executeTool.jsonSchema,
     allowExec: config.allowExec,
     readOnlyTools: config.readOnlyTools,
     tools: config.tools,
@@ -147,7 +153,7 @@ export function prepareServer(
         { platform: config.platform, timeoutMs: FACTS_TIMEOUT_MS, signal },
       ),
     timeoutMs: config.timeoutMs,
-    maxStdinBytes: config.maxStdinBytes,
+    executeTool,
     maxOutputBytes: config.maxOutputBytes,
     runConda,
     currentFingerprint: () =>

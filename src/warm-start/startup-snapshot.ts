@@ -10,8 +10,9 @@ import {
   stampProblem,
 } from "../discover/catalog-cache.ts";
 import { findConda } from "../discover/find-conda.ts";
-import { errorCode, readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
+import { readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
+import { errorCode } from "../error-code.ts";
 import { isJsonObject } from "../is-json-object.ts";
 
 /**
@@ -151,7 +152,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
       toolsListResult,
     };
   } catch (error) {
-    return ignored(cache, `it could not be read (${errorCode(error)})`);
+    return ignored(cache, `it could not be read (${errorCode(error) ?? "unexpected error"})`);
   }
 }
 
@@ -173,7 +174,7 @@ export async function writeStartupSnapshot(
     const text = `${header}\n${initializeResult}\n${toolsListResult}\n`;
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
-    place.cache.log?.(`startup snapshot: not written (${errorCode(error)})`);
+    place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
   }
 }
 

@@ -7,7 +7,11 @@ import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
 import { buildInputSchema, type ToolSchema } from "../../src/schema/build-input-schema.ts";
 import { type ArgumentIssue, validateArgs } from "../../src/schema/validate-args.ts";
-import { validateExecuteInput } from "../../src/server/execute-tool.ts";
+import { createExecuteTool, type ExecuteLimits } from "../../src/server/execute-tool.ts";
+
+const validateExecuteInput = (raw: unknown, limits: ExecuteLimits) =>
+  createExecuteTool(limits, "full").validate(raw);
+
 import { argsArb } from "../support/arbitrary-args.ts";
 import { isDomainRefusal } from "../support/conda-domains.ts";
 import { findParseMismatches, rawParserAt } from "../support/find-parse-mismatches.ts";
@@ -257,7 +261,7 @@ describe("hostile tool arguments, straight into validateArgs and buildArgv", () 
   }, 300_000);
 });
 
-describe("hostile conda_execute input, straight into validateExecuteInput", () => {
+describe("hostile conda_execute input, straight into its validator", () => {
   test("is refused by path without echoing, or accepted exactly as sent", () => {
     const limits = { maxStdinBytes: 4096, timeoutSeconds: 30 };
     const value = hostileValueArb(GLOBAL_OPTIONS);

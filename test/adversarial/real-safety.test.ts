@@ -287,13 +287,13 @@ function escalationCases(): Case[] {
     {
       name: "conda_install --revision 0 removes packages",
       tool: "conda_install",
-      args: () => ({ name: "victim", revision: "0" }),
+      args: () => ({ name: "victim", revision: 0 }),
       under: ["none", "write"],
     },
     {
       name: "conda_env_update --prune removes packages",
       tool: "conda_env_update",
-      args: () => ({ name: "victim", file: ["environment.yml"], prune: true }),
+      args: () => ({ name: "victim", file: "environment.yml", prune: true }),
       under: ["none", "write"],
     },
     {
@@ -365,6 +365,62 @@ function escalationCases(): Case[] {
       under: ["exec", "exec_write"],
     },
     {
+      name: "conda_install --dry-run into an ordinary folder holding *.c~ files",
+      tool: "conda_install",
+      args: (w) => ({
+        prefix: join(w.work, "trashy"),
+        packages: ["tinyhello"],
+        ...solveArgs(w),
+        dry_run: true,
+      }),
+      under: TYPED,
+    },
+    {
+      name: "conda_env_update --file naming an ordinary folder in envs",
+      tool: "conda_env_update",
+      args: () => ({ file: "name-plainfolder.yml" }),
+      under: TYPED,
+    },
+    {
+      name: "conda_package --reset in an ordinary folder",
+      tool: "conda_package",
+      args: () => ({ prefix: "plain", reset: true }),
+      under: TYPED,
+    },
+    {
+      name: "conda_package building over an existing tarball",
+      tool: "conda_package",
+      args: (w) => ({
+        prefix: join(w.envs, "victim"),
+        pkg_name: join(w.work, "old"),
+        pkg_version: "1.0",
+        pkg_build: "0",
+      }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_config --write-default with --get writes",
+      tool: "conda_config",
+      args: () => ({ write_default: true, get: ["channels"], file: "fresh.txt" }),
+      under: ["none"],
+    },
+    {
+      name: "conda_config --file onto a JSON file with a conda-like key",
+      tool: "conda_config",
+      args: () => ({ file: "app.json", set: [["channel_alias", "http://x"]] }),
+      under: TYPED,
+    },
+    {
+      name: "conda_create inside an ordinary folder's conda-meta",
+      tool: "conda_create",
+      args: (w) => ({
+        prefix: join(w.work, "plain", "conda-meta", "x"),
+        packages: ["tinyhello"],
+        ...solveArgs(w),
+      }),
+      under: TYPED,
+    },
+    {
       name: "raw: install --rev 0 (abbreviated)",
       tool: "conda_execute",
       args: () => ({ argv: ["install", "-n", "victim", "--rev", "0"] }),
@@ -419,9 +475,9 @@ function legitimateCases(): Case[] {
       allowed: TYPED,
     },
     {
-      name: "conda_create --dry-run over an existing environment only reads",
+      name: "conda_create --dry-run of a new environment only reads",
       tool: "conda_create",
-      args: (w) => ({ name: "victim", packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),
+      args: (w) => ({ name: "fresh-dry", packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),
       under: ["none"],
       allowed: ["none"],
     },
@@ -465,12 +521,12 @@ function legitimateCases(): Case[] {
       mayChange: ["envs/victim/conda-meta"],
     },
     {
-      name: "conda_config --file good.condarc --set",
+      name: "conda_config --file good.yml --set",
       tool: "conda_config",
-      args: () => ({ file: "good.condarc", set: [["channel_priority", "strict"]] }),
+      args: () => ({ file: "good.yml", set: [["channel_priority", "strict"]] }),
       under: ["none", "write"],
       allowed: ["write"],
-      mayChange: ["work/good.condarc"],
+      mayChange: ["work/good.yml"],
     },
     {
       name: "conda_export --file to a new file",
@@ -546,8 +602,16 @@ async function snapshot() {
   };
 }
 
+// A refusal by the policy or a guard, not a server that could not ask conda or failed.
 function isRefusal(result: CallToolResult): boolean {
-  return result.isError === true && result.structuredContent === undefined;
+  const text = textOf(result);
+  return (
+    result.isError === true &&
+    result.structuredContent === undefined &&
+    (text.includes("Start conda-mcp with") || text.startsWith("Refused: ")) &&
+    !text.includes("could not ask conda") &&
+    !text.includes("failed to run this call")
+  );
 }
 
 function textOf(result: CallToolResult): string {
@@ -577,7 +641,11 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await mkdir(join(work, "sub"), { recursive: true });
     await writeFile(join(work, "plain", "keep.txt"), "keep\n");
     await writeFile(join(work, "notes.txt"), "keep me: not YAML { at all\n");
-    await writeFile(join(work, "good.condarc"), "channels: [x]\n");
+    await writeFile(join(work, "good.yml"), "channels: [x]\n");
+    await mkdir(join(work, "trashy", "a"), { recursive: true });
+    await writeFile(join(work, "trashy", "a", "report.c~"), "keep\n");
+    await writeFile(join(work, "old-1.0-0.tar.bz2"), "an old tarball\n");
+    await writeFile(join(work, "app.json"), '{"debug": false, "port": 8080}\n');
     await symlink(world.base, join(work, "link-base"));
     await symlink(world.base, join(sandbox.home, "base-link"));
     const yml = (text: string) =>

@@ -8,7 +8,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
-import { runCaptured } from "../../src/discover/run-captured.ts";
 import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
@@ -16,6 +15,7 @@ import {
   makeRealCondaSandbox,
   type RealCondaSandbox,
 } from "../support/real-conda.ts";
+import { runProgram } from "../support/run-program.ts";
 import { isMarked, markSnapshots } from "../support/snapshot-files.ts";
 import { startServer, withDeadline } from "../support/start-server.ts";
 
@@ -80,9 +80,8 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
     work = await mkdtemp(join(tmpdir(), "conda-mcp-build-"));
     fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
     // The release script itself builds the host binary, once for the whole file.
-    const build = await runCaptured([BUN, BUILD_SCRIPT, "--target", "host", "--outdir", work], {
+    const build = await runProgram([BUN, BUILD_SCRIPT, "--target", "host", "--outdir", work], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work },
-      platform: process.platform,
       timeoutMs: 240_000,
     });
     if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
@@ -170,9 +169,8 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
     const safe = join(work, "print-conda-exe-safe");
     const env = { PATH: "/usr/bin:/bin", HOME: work };
     // Compiled by hand without the release script, which always adds the flags.
-    const build = await runCaptured([BUN, "build", "--compile", source, "--outfile", unsafe], {
+    const build = await runProgram([BUN, "build", "--compile", source, "--outfile", unsafe], {
       env,
-      platform: process.platform,
       timeoutMs: 120_000,
     });
     expect(build.exitCode).toBe(0);

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { INTROSPECT_SOURCE } from "../../src/discover/introspect.ts";
-import { runCaptured } from "../../src/discover/run-captured.ts";
+import { INTROSPECT_SOURCE } from "../../src/discover/introspect-source.ts";
+import { runProgram } from "../support/run-program.ts";
 
-const INTROSPECT_TS = join(import.meta.dir, "..", "..", "src", "discover", "introspect.ts");
+const INTROSPECT_TS = join(import.meta.dir, "..", "..", "src", "discover", "introspect-source.ts");
 const BUN = process.execPath;
 let dir: string;
 
@@ -27,7 +27,7 @@ test("introspect.py is embedded as text, also in a compiled binary", async () =>
   );
   const binary = join(dir, "print-source");
   const env = { PATH: process.env.PATH, HOME: dir };
-  const build = await runCaptured(
+  const build = await runProgram(
     [
       BUN,
       "build",
@@ -38,10 +38,10 @@ test("introspect.py is embedded as text, also in a compiled binary", async () =>
       "--outfile",
       binary,
     ],
-    { env, platform: process.platform, timeoutMs: 120_000 },
+    { env, timeoutMs: 120_000 },
   );
   expect(build.exitCode).toBe(0);
-  const run = await runCaptured([binary], { env, platform: process.platform, timeoutMs: 30_000 });
+  const run = await runProgram([binary], { env, timeoutMs: 30_000 });
   expect(run.exitCode).toBe(0);
   expect(run.stdout).toBe(onDisk);
 }, 150_000);

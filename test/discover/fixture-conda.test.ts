@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdir } from "node:fs/promises";
 import { introspect } from "../../src/discover/introspect.ts";
-import { type CapturedRun, runCaptured } from "../../src/discover/run-captured.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { type ProgramRun, runProgram } from "../support/run-program.ts";
 
 // The fixture is shared by every stage's tests; these pin the behaviour they rely on.
 let fixture: FixtureConda;
@@ -12,10 +12,9 @@ beforeAll(async () => {
 });
 afterAll(() => fixture?.cleanup());
 
-function conda(...args: string[]): Promise<CapturedRun> {
-  return runCaptured([fixture.condaExe, ...args], {
+function conda(...args: string[]): Promise<ProgramRun> {
+  return runProgram([fixture.condaExe, ...args], {
     env: fixture.env,
-    platform: process.platform,
     timeoutMs: 30_000,
   });
 }

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { prefixPythonCandidates, resolvePython } from "../../src/discover/resolve-python.ts";
-import { runCaptured } from "../../src/discover/run-captured.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { runProgram } from "../support/run-program.ts";
 
 // One fixture per shebang style; the extra scripts below live in the first fixture's root.
 let direct: FixtureConda;
@@ -113,9 +113,8 @@ describe("resolvePython from the environment", () => {
       condaArgv: [direct.python, "-m", "conda"],
       pythonMs: 0,
     });
-    const run = await runCaptured([...resolved.condaArgv, "--version"], {
+    const run = await runProgram([...resolved.condaArgv, "--version"], {
       env: direct.env,
-      platform: "linux",
       timeoutMs: TIMEOUT,
     });
     expect(run.stdout.trim()).toBe("conda 26.7.0");

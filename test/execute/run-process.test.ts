@@ -128,11 +128,16 @@ describe("results", () => {
     expect(result.parsed_json).toBeNull();
   });
 
-  test("a child killed by a signal it did not get from us has no exit code and a note", async () => {
+  test("a child killed by a signal it did not get from us has no exit code; the result says why", async () => {
     const result = await run("kill-self", ["TERM"]);
-    expect(result.exit_code).toBeNull();
-    expect(result.timed_out).toBe(false);
-    expect(result.stderr).toBe("about to die\nconda-mcp: kill-self was killed by signal SIGTERM\n");
+    expect(result).toMatchObject({
+      exit_code: null,
+      timed_out: false,
+      stop_reason: "signal",
+      stop_detail: "kill-self was killed by signal SIGTERM",
+    });
+    // stderr is the child's own, with nothing of the server's written into it.
+    expect(result.stderr).toBe("about to die\n");
   });
 });
 
@@ -146,9 +151,11 @@ describe("spawn failures are values", () => {
       BASE,
     );
     expect(result).toMatchObject({ exit_code: null, timed_out: false, cancelled: false });
-    expect(result.stderr).toBe(
-      "conda-mcp: could not start no-such-conda: the program was not found (ENOENT)\n",
-    );
+    expect(result).toMatchObject({
+      stop_reason: "not_started",
+      stop_detail: "could not start no-such-conda: the program was not found (ENOENT)",
+    });
+    expect(result.stderr).toBe("");
   });
 
   test("a file without execute permission", async () => {
@@ -157,17 +164,21 @@ describe("spawn failures are values", () => {
     chmodSync(path, 0o644);
     const result = await runProcess({ command: path, argv: [], env: {} }, BASE);
     expect(result.exit_code).toBeNull();
-    expect(result.stderr).toBe(
-      "conda-mcp: could not start not-executable: permission denied (EACCES)\n",
-    );
+    expect(result).toMatchObject({
+      stop_reason: "not_started",
+      stop_detail: "could not start not-executable: permission denied (EACCES)",
+    });
+    expect(result.stderr).toBe("");
   });
 
   test("a missing working directory", async () => {
     const result = await run("exit", ["0"], {}, { cwd: join(tmpdir(), "conda-mcp-no-such-dir") });
     expect(result.exit_code).toBeNull();
-    expect(result.stderr).toBe(
-      "conda-mcp: could not start exit: the working directory does not exist (ENOENT)\n",
-    );
+    expect(result).toMatchObject({
+      stop_reason: "not_started",
+      stop_detail: "could not start exit: the working directory does not exist (ENOENT)",
+    });
+    expect(result.stderr).toBe("");
   });
 
   test("an argument cmd.exe cannot carry to a Windows .bat is refused before starting", async () => {
@@ -176,7 +187,8 @@ describe("spawn failures are values", () => {
       { ...BASE, platform: "win32" },
     );
     expect(result.exit_code).toBeNull();
-    expect(result.stderr).toStartWith("conda-mcp: could not start conda.bat: argument 2 contains");
+    expect(result.stop_reason).toBe("not_started");
+    expect(result.stop_detail).toStartWith("could not start conda.bat: argument 2 contains");
   });
 });
 

@@ -87,7 +87,10 @@ const cases: [string, CallValues, CommandClass][] = [
   ["package", { untracked: true }, "read"],
   ["package", { reset: true }, "destructive"],
   ["package", { which: ["bin/python"], reset: true }, "destructive"],
-  ["package", { pkg_name: "x" }, "write"],
+  ["package", { pkg_name: "x" }, "destructive"],
+  // --write-default writes before --get is looked at.
+  ["config", { write_default: true, get: ["channels"] }, "write"],
+  ["config", { write_default: true, show: [] }, "read"],
   // Overriding a frozen environment's protection is more than a routine change.
   ["install", { packages: ["numpy"], override_frozen: true }, "destructive"],
   ["install", { packages: ["numpy"], override_frozen: true, dry_run: true }, "read"],

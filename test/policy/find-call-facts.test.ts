@@ -159,8 +159,8 @@ describeRealConda("findCallFacts on the real conda", () => {
     expect(plain).toMatchObject({ path: join(work, "notes.txt"), exists: true, is_config: false });
     const user = targetOf(await ask(["config"]), "rc_file");
     expect(user).toMatchObject({ path: join(sandbox.home, ".condarc"), exists: false });
-    await writeFile(join(work, "good.condarc"), "channels: [x]\n");
-    const good = targetOf(await ask(["config", "--file", "good.condarc"]), "rc_file");
+    await writeFile(join(work, "good.yml"), "channels: [x]\n");
+    const good = targetOf(await ask(["config", "--file", "good.yml"]), "rc_file");
     expect(good?.is_config).toBe(true);
   });
 

@@ -19,6 +19,8 @@ const OK: ExecutionResult = {
   stderr_truncated: false,
   restart_required: false,
   killed: false,
+  stop_reason: "exited",
+  stop_detail: null,
 };
 const MiB = 1024 * 1024;
 
@@ -55,13 +57,19 @@ describe("summarizeResult", () => {
     [
       {
         exit_code: null,
-        stderr: "conda-mcp: could not start conda: the program was not found (ENOENT)\n",
+        stop_reason: "not_started",
+        stop_detail: "could not start conda: the program was not found (ENOENT)",
       },
       undefined,
       "conda env list: could not start conda: the program was not found (ENOENT)",
     ],
     [
-      { exit_code: null, stderr: "Segfault\nconda-mcp: conda was killed by signal SIGSEGV\n" },
+      {
+        exit_code: null,
+        stderr: "Segfault\n",
+        stop_reason: "signal",
+        stop_detail: "conda was killed by signal SIGSEGV",
+      },
       undefined,
       "conda env list: conda was killed by signal SIGSEGV",
     ],
@@ -91,7 +99,10 @@ describe("renderToolResult", () => {
     ["a nonzero exit", { exit_code: 1 }],
     ["a timeout", { exit_code: null, timed_out: true }],
     ["a cancel", { exit_code: null, cancelled: true }],
-    ["a spawn failure", { exit_code: null, stderr: "conda-mcp: could not start conda\n" }],
+    [
+      "a spawn failure",
+      { exit_code: null, stop_reason: "not_started", stop_detail: "could not start conda" },
+    ],
   ])("%s is an error", (_, changes) => {
     expect(renderToolResult({ ...OK, ...changes }, { summaryLabel: "x" }).isError).toBe(true);
   });

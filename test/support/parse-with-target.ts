@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { runCaptured } from "../../src/discover/run-captured.ts";
+import { runProgram } from "./run-program.ts";
 
 /** How the target's parser took one argv (see parse-with-target.py for the value encoding). */
 export type ParseOutcome =
@@ -19,9 +19,8 @@ export async function parseWithTarget(
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
 ): Promise<ParseOutcome[]> {
-  const run = await runCaptured([python, "-B", SCRIPT, INTROSPECT], {
+  const run = await runProgram([python, "-B", SCRIPT, INTROSPECT], {
     env: { ...env, PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" },
-    platform: process.platform,
     timeoutMs,
     stdin: JSON.stringify(argvs),
   });
