@@ -33,8 +33,6 @@ const ParsedSchema = v.object({
   outcome: v.literal("parsed"),
   /** The canonical command path conda's parser chose (aliases and abbreviations resolved). */
   path: v.array(v.string()),
-  /** A plugin subcommand: plugin code runs. */
-  plugin: v.boolean(),
   /** Every dest whose value differs from its default. */
   values: v.record(v.string(), v.unknown()),
   targets: v.array(TargetFactsSchema),
@@ -51,7 +49,7 @@ export const CallFactsSchema = v.variant("outcome", [
   /** conda only prints (help, version, usage) and exits 0. */
   v.object({ outcome: v.literal("prints") }),
   /** conda stops with an error before any command runs. */
-  v.object({ outcome: v.literal("fails"), message: v.string() }),
+  v.object({ outcome: v.literal("fails") }),
   /** A `shell.*` command, which conda handles outside its parser. */
   v.object({ outcome: v.literal("shell") }),
   /** Anything else (an unexpected error, an API this conda lacks): nobody can tell. */

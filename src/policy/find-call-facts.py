@@ -8,12 +8,12 @@ every plugin, argparse's abbreviations and short-flag clusters, and the context 
 the result are all conda's own. The hook then asks conda which paths the command will act on.
 
 stdout carries one JSON document:
-  {"outcome": "parsed", "path": [...], "plugin": bool, "values": {dest: value}, "targets": [...],
+  {"outcome": "parsed", "path": [...], "values": {dest: value}, "targets": [...],
    "target_error": str | null}   the command would run; values are the dests that differ from
                                   their defaults; each target describes one path (see describe)
   {"outcome": "prints"}           conda only prints (help, version, usage) and exits 0
-  {"outcome": "fails", "message"} conda rejects the command line (argparse or a CondaError)
-                                  before the command runs
+  {"outcome": "fails"}            conda rejects the command line (argparse or a CondaError)
+                                  before the command runs, and says why itself when it runs
   {"outcome": "shell"}            a `shell.*` command, outside the parser
   {"outcome": "unknown", "message"}  anything else: conda-mcp cannot tell what conda would do
 Nothing is written to disk.
@@ -285,11 +285,6 @@ def targets_of(path, args, context):
     return targets
 
 
-def last_line(text):
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1][:MESSAGE_LIMIT] if lines else ""
-
-
 def find_facts(argv):
     if argv and argv[0] in ("-V", "--version"):
         return {"outcome": "prints"}
@@ -311,18 +306,17 @@ def find_facts(argv):
         raise Unknown("conda went on to run the command")
 
     conda_argparse.do_call = never_run
-    err = io.StringIO()
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             main_subshell(*argv, post_parse_hook=stop)
     except Parsed as parsed:
         return parsed_facts(parsed, chosen)
     except SystemExit as exit:
         if exit.code in (0, None):
             return {"outcome": "prints"}
-        return {"outcome": "fails", "message": last_line(err.getvalue())}
-    except CondaError as error:
-        return {"outcome": "fails", "message": f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]}
+        return {"outcome": "fails"}
+    except CondaError:
+        return {"outcome": "fails"}
     except Exception as error:
         return {"outcome": "unknown", "message": f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]}
     return {"outcome": "unknown", "message": "conda returned without parsing the command line"}
@@ -337,7 +331,6 @@ def parsed_facts(parsed, chosen):
     facts = {
         "outcome": "parsed",
         "path": path,
-        "plugin": getattr(args, "_plugin_subcommand", None) is not None,
         "values": given_values(args, [parsed.parser, *(p for _, p in chosen)], NULL),
         "targets": [],
         "target_error": None,

@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { credentialValues } from "../catalog/credential-values.ts";
+import { redactSecrets } from "../catalog/redact-secrets.ts";
 import { runProcess } from "../execute/run-process.ts";
 import { type CallFacts, CallFactsSchema } from "./call-facts.ts";
 import factsSource from "./find-call-facts.py" with { type: "text" };
@@ -63,11 +65,26 @@ export async function findCallFacts(
       why: `conda did not answer within ${Math.round(options.timeoutMs / 1000)} s`,
     };
   }
+  // conda's messages may quote a channel URL with its token or a credential from the env.
+  const redact = (text: string) => redactSecrets(text, credentialValues(request.env));
   const parsed = v.safeParse(CallFactsSchema, run.parsed_json);
-  if (parsed.success) return { ok: true, facts: parsed.output };
+  if (parsed.success) return { ok: true, facts: redactMessages(parsed.output, redact) };
   const last = run.stderr.trim().split("\n").pop()?.slice(0, 300) ?? "";
   return {
     ok: false,
-    why: `conda's Python gave no answer (exit code ${run.exit_code})${last ? `: ${last}` : ""}`,
+    why: `conda's Python gave no answer (exit code ${run.exit_code})${last ? `: ${redact(last)}` : ""}`,
   };
+}
+
+function redactMessages(facts: CallFacts, redact: (text: string) => string): CallFacts {
+  switch (facts.outcome) {
+    case "unknown":
+      return { ...facts, message: redact(facts.message) };
+    case "parsed":
+      return facts.target_error === null
+        ? facts
+        : { ...facts, target_error: redact(facts.target_error) };
+    default:
+      return facts;
+  }
 }

@@ -111,6 +111,10 @@ describeRealConda("findCallFacts on the real conda", () => {
     expect(targetOf(byPrefix, "prefix")).toMatchObject({ path: join(work, "sub"), exists: true });
     const missing = parsed(await ask(["env", "create", "--file", "absent.yml"]));
     expect(missing.target_error).toContain("absent.yml");
+    // conda's message quotes the path; a channel token in it does not reach the client.
+    const token = parsed(await ask(["env", "create", "--file", "/no/t/tk-1234567890/env.yml"]));
+    expect(token.target_error).toContain("/t/<redacted>/");
+    expect(token.target_error).not.toContain("tk-1234567890");
   });
 
   test("a name is any folder of that name in envs_dirs, as of now (class D)", async () => {

@@ -30,7 +30,6 @@ function facts(
   return {
     outcome: "parsed",
     path: ["x"],
-    plugin: false,
     values,
     targets,
     target_error: targetError,
