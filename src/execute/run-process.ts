@@ -67,36 +67,14 @@ export async function runProcess(
   const name = programName(request.command);
   if (options.signal?.aborted) return notRunResult(elapsed(), { reason: "cancelled" });
 
-  const launch = resolveLaunch(request.command, request.argv, options.platform, request.env);
-  if (!launch.ok) {
+  const spawned = spawnChild(request, options);
+  if (typeof spawned === "string") {
     return notRunResult(elapsed(), {
       reason: "not_started",
-      detail: `could not start ${name}: ${launch.message}`,
+      detail: `could not start ${name}: ${spawned}`,
     });
   }
-  let child: Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
-  try {
-    child = Bun.spawn({
-      cmd: launch.cmd,
-      cwd: request.cwd,
-      env: { ...request.env },
-      // Never our own stdin/stdout: they carry the MCP stream.
-      stdin: request.stdin === undefined ? "ignore" : new TextEncoder().encode(request.stdin),
-      stdout: "pipe",
-      stderr: "pipe",
-      // POSIX: setsid, so the child leads a new process group that we can signal as a whole.
-      // Windows: detaching would give console grandchildren their own visible console windows.
-      detached: options.platform !== "win32",
-      windowsHide: true,
-      windowsVerbatimArguments: launch.windowsVerbatimArguments,
-    });
-  } catch (error) {
-    const reason = describeSpawnError(error, request.cwd);
-    return notRunResult(elapsed(), {
-      reason: "not_started",
-      detail: `could not start ${name}: ${reason}`,
-    });
-  }
+  const child = spawned;
 
   let lastChunkAt = performance.now();
   const lastStderrLine = createLastLineTracker();
@@ -118,21 +96,10 @@ export async function runProcess(
     stopReason = reason;
     stop.resolve();
   };
-  const onAbort = () => stopFor("cancelled");
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  const timeout = Number.isFinite(options.timeoutMs)
-    ? setTimeout(() => stopFor("timed_out"), Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS))
-    : undefined;
-  const onHeartbeat = options.onHeartbeat;
-  const heartbeat = onHeartbeat
-    ? setInterval(() => {
-        try {
-          onHeartbeat({ elapsedMs: elapsed(), lastStderrLine: lastStderrLine.line() });
-        } catch {
-          // A failing listener must not break the run.
-        }
-      }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)
-    : undefined;
+  const unwatch = watchLimits(options, stopFor, () => ({
+    elapsedMs: elapsed(),
+    lastStderrLine: lastStderrLine.line(),
+  }));
 
   try {
     await Promise.race([child.exited, stop.promise]);
@@ -149,29 +116,102 @@ export async function runProcess(
   } finally {
     stdout.stop();
     stderr.stop();
-    clearTimeout(timeout);
-    clearInterval(heartbeat);
-    options.signal?.removeEventListener("abort", onAbort);
+    unwatch();
   }
 
-  const out = await stdout.result;
-  const err = await stderr.result;
+  return resultOf(child, {
+    name,
+    stopReason,
+    killed,
+    out: await stdout.result,
+    err: await stderr.result,
+    durationMs: elapsed(),
+  });
+}
+
+type Child = Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
+
+/** The one result of a run that started, from how it ended and what it printed. */
+function resultOf(
+  child: Child,
+  run: {
+    name: string;
+    stopReason: "timed_out" | "cancelled" | null;
+    killed: boolean;
+    out: { text: string; truncated: boolean };
+    err: { text: string; truncated: boolean };
+    durationMs: number;
+  },
+): ExecutionResult {
+  const { stopReason, out, err } = run;
   // Killed by a signal we did not send (a crash, the OOM killer, another program).
   const signalled = stopReason === null && child.exitCode === null && child.signalCode !== null;
   return {
     exit_code: stopReason === null ? child.exitCode : null,
     stop_reason: stopReason ?? (signalled ? "signal" : "exited"),
-    stop_detail: signalled ? `${name} was killed by signal ${child.signalCode}` : null,
+    stop_detail: signalled ? `${run.name} was killed by signal ${child.signalCode}` : null,
     stdout: out.text,
     stderr: err.text,
-    duration_ms: elapsed(),
+    duration_ms: run.durationMs,
     parsed_json: parseJsonOutput(out.text, out.truncated),
     timed_out: stopReason === "timed_out",
     cancelled: stopReason === "cancelled",
     stdout_truncated: out.truncated,
     stderr_truncated: err.truncated,
     restart_required: false,
-    killed,
+    killed: run.killed,
+  };
+}
+
+/** Starts the program in its own process group, or says why it could not be started. */
+function spawnChild(request: RunRequest, options: RunOptions): Child | string {
+  const launch = resolveLaunch(request.command, request.argv, options.platform, request.env);
+  if (!launch.ok) return launch.message;
+  try {
+    return Bun.spawn({
+      cmd: launch.cmd,
+      cwd: request.cwd,
+      env: { ...request.env },
+      // Never our own stdin/stdout: they carry the MCP stream.
+      stdin: request.stdin === undefined ? "ignore" : new TextEncoder().encode(request.stdin),
+      stdout: "pipe",
+      stderr: "pipe",
+      // POSIX: setsid, so the child leads a new process group that we can signal as a whole.
+      // Windows: detaching would give console grandchildren their own visible console windows.
+      detached: options.platform !== "win32",
+      windowsHide: true,
+      windowsVerbatimArguments: launch.windowsVerbatimArguments,
+    });
+  } catch (error) {
+    return describeSpawnError(error, request.cwd);
+  }
+}
+
+/** Arms the timeout, the cancellation and the heartbeat of one run; returns their disarm. */
+function watchLimits(
+  options: RunOptions,
+  stopFor: (reason: "timed_out" | "cancelled") => void,
+  beat: () => Heartbeat,
+): () => void {
+  const onAbort = () => stopFor("cancelled");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const timeout = Number.isFinite(options.timeoutMs)
+    ? setTimeout(() => stopFor("timed_out"), Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS))
+    : undefined;
+  const onHeartbeat = options.onHeartbeat;
+  const heartbeat = onHeartbeat
+    ? setInterval(() => {
+        try {
+          onHeartbeat(beat());
+        } catch {
+          // A failing listener must not break the run.
+        }
+      }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)
+    : undefined;
+  return () => {
+    clearTimeout(timeout);
+    clearInterval(heartbeat);
+    options.signal?.removeEventListener("abort", onAbort);
   };
 }
 
