@@ -120,14 +120,9 @@ function markRawOnly(command: CatalogCommand, reason: string): void {
   command.reason = reason;
 }
 
-/** One command: its params, groups, and whether it can be a typed tool. */
-function toCatalogCommand(
-  parser: RawParser,
-  aliases: string[][],
-  context: Context,
-): CatalogCommand {
-  const { diagnostics, redact, preParser } = context;
-  const command: CatalogCommand = {
+/** A command before its params are read: names, texts and the plugin that registered it. */
+function emptyCommand(parser: RawParser, aliases: string[][], redact: Redact): CatalogCommand {
+  return {
     path: parser.path,
     aliases,
     toolName: null,
@@ -146,29 +141,46 @@ function toCatalogCommand(
       : null,
     hiddenOptions: 0,
   };
+}
 
-  if (MOCK_COMMANDS.has(parser.path.join(" "))) {
-    command.status = "excluded";
-    command.reason = "conda's mock command: activation needs the shell function, not a subprocess";
-    return command;
+/** The one param of a greedy plugin parser: its raw arguments. */
+function greedyArgs(preParser: Context["preParser"]): Param {
+  return {
+    name: "args",
+    dest: "_args",
+    option: null,
+    optionStrings: [],
+    shape: { kind: "passthrough", greedy: true, separator: false, preParser },
+    required: false,
+    description:
+      "Arguments passed to the plugin as they are; this plugin declares no typed options.",
+    deprecated: null,
+    exclusiveGroup: null,
+  };
+}
+
+/** Puts a param into its mutually exclusive group, creating the group on its first member. */
+function joinGroup(
+  command: CatalogCommand,
+  param: Param,
+  action: RawAction,
+  groupIndex: Map<number, number>,
+): void {
+  const group = action.mutually_exclusive_group;
+  if (!group) return;
+  let index = groupIndex.get(group.index);
+  if (index === undefined) {
+    index = command.exclusiveGroups.length;
+    groupIndex.set(group.index, index);
+    command.exclusiveGroups.push({ members: [], required: group.required });
   }
+  (command.exclusiveGroups[index] as ExclusiveGroup).members.push(param.name);
+  param.exclusiveGroup = index;
+}
 
-  if (parser.greedy) {
-    command.params.push({
-      name: "args",
-      dest: "_args",
-      option: null,
-      optionStrings: [],
-      shape: { kind: "passthrough", greedy: true, separator: false, preParser },
-      required: false,
-      description:
-        "Arguments passed to the plugin as they are; this plugin declares no typed options.",
-      deprecated: null,
-      exclusiveGroup: null,
-    });
-    return command;
-  }
-
+/** Reads the parser's actions into the command's params: options first, then positionals. */
+function addParams(command: CatalogCommand, parser: RawParser, context: Context): void {
+  const { diagnostics, redact, preParser } = context;
   const taken = new Set<string>();
   const groupIndex = new Map<number, number>();
   const options: Param[] = [];
@@ -196,17 +208,7 @@ function toCatalogCommand(
       shape.preParser = separator ? null : preParser;
     }
     const param = toParam(action, shape, taken, redact);
-    const group = action.mutually_exclusive_group;
-    if (group) {
-      let index = groupIndex.get(group.index);
-      if (index === undefined) {
-        index = command.exclusiveGroups.length;
-        groupIndex.set(group.index, index);
-        command.exclusiveGroups.push({ members: [], required: group.required });
-      }
-      (command.exclusiveGroups[index] as ExclusiveGroup).members.push(param.name);
-      param.exclusiveGroup = index;
-    }
+    joinGroup(command, param, action, groupIndex);
     (param.option === null ? positionals : options).push(param);
   }
   command.params = [...options, ...positionals];
@@ -215,6 +217,25 @@ function toCatalogCommand(
     // and conda would keep that `--` in the list.
     markRawOnly(command, "a REMAINDER positional follows options with a variable number of values");
   }
+}
+
+/** One command: its params, groups, and whether it can be a typed tool. */
+function toCatalogCommand(
+  parser: RawParser,
+  aliases: string[][],
+  context: Context,
+): CatalogCommand {
+  const command = emptyCommand(parser, aliases, context.redact);
+  if (MOCK_COMMANDS.has(parser.path.join(" "))) {
+    command.status = "excluded";
+    command.reason = "conda's mock command: activation needs the shell function, not a subprocess";
+    return command;
+  }
+  if (parser.greedy) {
+    command.params.push(greedyArgs(context.preParser));
+    return command;
+  }
+  addParams(command, parser, context);
   command.exclusiveGroups = command.exclusiveGroups.filter(
     (g) => g.members.length > 1 || g.required,
   );

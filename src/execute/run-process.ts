@@ -76,34 +76,22 @@ export async function runProcess(
   }
   const child = spawned;
 
-  let lastChunkAt = performance.now();
-  const lastStderrLine = createLastLineTracker();
-  const stdout = readCapped(child.stdout, options.maxOutputBytes, () => {
-    lastChunkAt = performance.now();
-  });
-  const stderr = readCapped(child.stderr, options.maxOutputBytes, (chunk) => {
-    lastChunkAt = performance.now();
-    lastStderrLine.push(chunk);
-  });
+  const { stdout, stderr, lastChunkAt, lastStderrLine } = readOutputs(
+    child,
+    options.maxOutputBytes,
+  );
 
   const hasExited = () => child.exitCode !== null || child.signalCode !== null;
-  let stopReason: "timed_out" | "cancelled" | null = null;
+  const stop = stopper(hasExited);
   let killed = false;
-  const stop = Promise.withResolvers<void>();
-  const stopFor = (reason: "timed_out" | "cancelled") => {
-    // The first reason wins; a child that already exited keeps its own exit code.
-    if (stopReason !== null || hasExited()) return;
-    stopReason = reason;
-    stop.resolve();
-  };
-  const unwatch = watchLimits(options, stopFor, () => ({
+  const unwatch = watchLimits(options, stop.stopFor, () => ({
     elapsedMs: elapsed(),
-    lastStderrLine: lastStderrLine.line(),
+    lastStderrLine: lastStderrLine(),
   }));
 
   try {
-    await Promise.race([child.exited, stop.promise]);
-    if (stopReason !== null) {
+    await Promise.race([child.exited, stop.stopped]);
+    if (stop.reason() !== null) {
       killed = await terminateTree(child.pid, hasExited, options, request.env);
       await withDeadline(child.exited, EXIT_AFTER_KILL_MS);
     }
@@ -111,7 +99,7 @@ export async function runProcess(
       pid: child.pid,
       platform: options.platform,
       drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
-      lastChunkAt: () => lastChunkAt,
+      lastChunkAt,
     });
   } finally {
     stdout.stop();
@@ -121,7 +109,7 @@ export async function runProcess(
 
   return resultOf(child, {
     name,
-    stopReason,
+    stopReason: stop.reason(),
     killed,
     out: await stdout.result,
     err: await stderr.result,
@@ -130,13 +118,43 @@ export async function runProcess(
 }
 
 type Child = Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
+type Stop = "timed_out" | "cancelled";
+
+/** Why the server stopped a run: the first reason wins, and a child that exited keeps its code. */
+function stopper(hasExited: () => boolean) {
+  let reason: Stop | null = null;
+  const stopped = Promise.withResolvers<void>();
+  return {
+    stopFor(why: Stop) {
+      if (reason !== null || hasExited()) return;
+      reason = why;
+      stopped.resolve();
+    },
+    stopped: stopped.promise,
+    reason: () => reason,
+  };
+}
+
+/** Reads both pipes, capped, noting when output last came and stderr's latest line. */
+function readOutputs(child: Child, maxBytes: number) {
+  let lastChunkAt = performance.now();
+  const tracker = createLastLineTracker();
+  const stdout = readCapped(child.stdout, maxBytes, () => {
+    lastChunkAt = performance.now();
+  });
+  const stderr = readCapped(child.stderr, maxBytes, (chunk) => {
+    lastChunkAt = performance.now();
+    tracker.push(chunk);
+  });
+  return { stdout, stderr, lastChunkAt: () => lastChunkAt, lastStderrLine: () => tracker.line() };
+}
 
 /** The one result of a run that started, from how it ended and what it printed. */
 function resultOf(
   child: Child,
   run: {
     name: string;
-    stopReason: "timed_out" | "cancelled" | null;
+    stopReason: Stop | null;
     killed: boolean;
     out: { text: string; truncated: boolean };
     err: { text: string; truncated: boolean };
@@ -190,7 +208,7 @@ function spawnChild(request: RunRequest, options: RunOptions): Child | string {
 /** Arms the timeout, the cancellation and the heartbeat of one run; returns their disarm. */
 function watchLimits(
   options: RunOptions,
-  stopFor: (reason: "timed_out" | "cancelled") => void,
+  stopFor: (reason: Stop) => void,
   beat: () => Heartbeat,
 ): () => void {
   const onAbort = () => stopFor("cancelled");
