@@ -80,26 +80,53 @@ export async function resolvePython(
       : null;
 
   const format = detectBinaryFormat(head);
-  if (format) {
-    // Windows: Scripts\conda.exe is a launcher for <prefix>\python.exe. Elsewhere a native
-    // conda is standalone unless it sits in a real conda prefix.
-    const launcher = format === "pe" || platform === "win32";
-    for (const candidate of candidates) {
-      if (!(await isFile(candidate))) continue;
-      if (launcher) return found(candidate, "windows-launcher");
-      const prefix = path.dirname(path.dirname(candidate));
-      if (isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
-    }
-    if (launcher && condaPythonExe) return found(condaPythonExe, "conda-python-exe");
-    throw new CondaMcpError(
-      "This conda is a standalone binary with Python built in (no separate interpreter), so " +
-        "its commands cannot be introspected. Point --conda at the conda of a conda " +
-        "installation (e.g. Miniforge's <prefix>/bin/conda) instead.",
-      "STANDALONE_CONDA",
-    );
+  if (format) return fromNativeBinary(format, candidates, condaPythonExe, platform, found);
+  const fromShebang = await shebangPython(new TextDecoder().decode(head), options, found);
+  if (fromShebang) return fromShebang;
+  if (condaPythonExe) return found(condaPythonExe, "conda-python-exe");
+  for (const candidate of candidates) {
+    if (await isFile(candidate)) return found(candidate, "prefix");
   }
 
-  const shebang = parseShebang(new TextDecoder().decode(head));
+  return askShellHook(condaExe, options, found);
+}
+
+type Found = (python: string, source: PythonSource) => ResolvedPython;
+
+/** A native conda binary: a Windows launcher for the prefix's python, or conda in a prefix. */
+async function fromNativeBinary(
+  format: NonNullable<ReturnType<typeof detectBinaryFormat>>,
+  candidates: string[],
+  condaPythonExe: string | null,
+  platform: NodeJS.Platform,
+  found: Found,
+): Promise<ResolvedPython> {
+  // Windows: Scripts\conda.exe is a launcher for <prefix>\python.exe. Elsewhere a native
+  // conda is standalone unless it sits in a real conda prefix.
+  const launcher = format === "pe" || platform === "win32";
+  for (const candidate of candidates) {
+    if (!(await isFile(candidate))) continue;
+    if (launcher) return found(candidate, "windows-launcher");
+    const prefix = path.dirname(path.dirname(candidate));
+    if (isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
+  }
+  if (launcher && condaPythonExe) return found(condaPythonExe, "conda-python-exe");
+  throw new CondaMcpError(
+    "This conda is a standalone binary with Python built in (no separate interpreter), so " +
+      "its commands cannot be introspected. Point --conda at the conda of a conda " +
+      "installation (e.g. Miniforge's <prefix>/bin/conda) instead.",
+    "STANDALONE_CONDA",
+  );
+}
+
+/** The interpreter a script's `#!` line names, when it exists. */
+async function shebangPython(
+  head: string,
+  options: ResolvePythonOptions,
+  found: Found,
+): Promise<ResolvedPython | null> {
+  const { env, platform } = options;
+  const shebang = parseShebang(head);
   if (shebang?.kind === "direct" && (await isFile(shebang.interpreter))) {
     return found(shebang.interpreter, "shebang");
   }
@@ -117,11 +144,16 @@ export async function resolvePython(
     if (program && (await isFile(program))) return found(program, "env-shebang");
   }
 
-  if (condaPythonExe) return found(condaPythonExe, "conda-python-exe");
-  for (const candidate of candidates) {
-    if (await isFile(candidate)) return found(candidate, "prefix");
-  }
+  return null;
+}
 
+/** Last resort: conda's own `shell.posix hook` names the interpreter it runs with. */
+async function askShellHook(
+  condaExe: string,
+  options: ResolvePythonOptions,
+  found: Found,
+): Promise<ResolvedPython> {
+  const { env, platform } = options;
   const hook = await runProcess(
     { command: condaExe, argv: ["shell.posix", "hook"], env: definedEnv(env) },
     { platform, timeoutMs: options.timeoutMs, maxOutputBytes: 1024 * 1024 },
