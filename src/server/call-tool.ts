@@ -26,6 +26,7 @@ import type { Admission, ServerDeps } from "./server-deps.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** A tool error with text only: refusals, invalid arguments, faults of ours. */
 export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
