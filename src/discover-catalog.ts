@@ -2,7 +2,7 @@ import { buildCatalog } from "./catalog/build-catalog.ts";
 import type { Catalog } from "./catalog/catalog-types.ts";
 import { credentialValues } from "./catalog/credential-values.ts";
 import type { Config } from "./config.ts";
-import { type Discovery, discover } from "./discover/discover.ts";
+import { type Discovery, discover, type FoundConda } from "./discover/discover.ts";
 import { userCacheDir } from "./discover/user-cache-dir.ts";
 
 /**
@@ -12,8 +12,10 @@ import { userCacheDir } from "./discover/user-cache-dir.ts";
 export async function discoverCatalog(
   config: Config,
   log: (line: string) => void,
+  found: FoundConda | null = null,
 ): Promise<{ discovery: Discovery; catalog: Catalog }> {
   const discovery = await discover({
+    found,
     explicitPath: config.condaPath,
     env: config.env,
     platform: config.platform,

@@ -44,7 +44,7 @@ async function main(config: Config): Promise<void> {
     if (handover === null) return;
   }
   const { run } = await import("./run.ts");
-  await run({ config, version: VERSION, log, stdin, handover });
+  await run({ config, version: VERSION, log, stdin, handover, found: place?.found ?? null });
 }
 
 try {

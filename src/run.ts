@@ -1,5 +1,6 @@
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
+import type { FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./server/line-reader.ts";
 import { serve } from "./server/serve.ts";
@@ -18,9 +19,11 @@ export async function run(input: {
   /** The stdin reader when serving on stdio. */
   stdin: LineReader | null;
   handover: Handover | null;
+  /** The conda and catalog key the start already found, if it looked for a snapshot. */
+  found: FoundConda | null;
 }): Promise<void> {
   const { config, log } = input;
-  const { discovery, catalog } = await discoverCatalog(config, log);
+  const { discovery, catalog } = await discoverCatalog(config, log, input.found);
   if (config.mode === "catalog") {
     const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
     await writeAll(

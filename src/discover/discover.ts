@@ -27,6 +27,14 @@ export interface DiscoverOptions {
   /** Receives one line when a cache entry is ignored or cannot be written. */
   log?: (line: string) => void;
   which?: Which;
+  /** The conda and catalog cache key this start already found (for its startup snapshot). */
+  found?: FoundConda | null;
+}
+
+/** The conda a start found and its catalog cache key, computed once per start. */
+export interface FoundConda {
+  executable: string;
+  catalogKey: string;
 }
 
 /** Everything later stages need to know about the user's conda. */
@@ -57,12 +65,15 @@ export interface Discovery {
 export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const env = { ...options.env };
   const { platform, timeoutMs } = options;
-  const executable = findConda({
-    explicitPath: options.explicitPath ?? null,
-    env,
-    platform,
-    ...(options.which ? { which: options.which } : {}),
-  });
+  const found = options.found ?? null;
+  const executable =
+    found?.executable ??
+    findConda({
+      explicitPath: options.explicitPath ?? null,
+      env,
+      platform,
+      ...(options.which ? { which: options.which } : {}),
+    });
 
   const cache: CatalogCacheOptions | null = options.cacheDir
     ? {
@@ -75,7 +86,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       }
     : null;
   // The key is taken before introspecting, so an entry never describes a later executable.
-  const key = cache ? catalogCacheKey(cache) : null;
+  const key = cache ? (found?.catalogKey ?? catalogCacheKey(cache)) : null;
   if (cache && key) {
     const cached = await readCatalogCache(cache, key);
     if (cached) {

@@ -9,6 +9,7 @@ import {
   catalogCacheKey,
   stampProblem,
 } from "../discover/catalog-cache.ts";
+import type { FoundConda } from "../discover/discover.ts";
 import { findConda } from "../discover/find-conda.ts";
 import { readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
@@ -33,6 +34,8 @@ export interface SnapshotPlace {
   cache: CatalogCacheOptions;
   /** Names the snapshot; see {@link snapshotKey}. */
   key: string;
+  /** The conda found and its catalog key, which discovery then reuses. */
+  found: FoundConda;
 }
 
 // A header line (format, key, stamp, protocol version, digest of the rest), then one line of
@@ -83,7 +86,12 @@ export function snapshotPlace(
   }
   const cache = cacheOptions(config, executable, log);
   if (cache === null) return null;
-  return { cache, key: snapshotKey(catalogCacheKey(cache), config, version) };
+  const catalogKey = catalogCacheKey(cache);
+  return {
+    cache,
+    key: snapshotKey(catalogKey, config, version),
+    found: { executable, catalogKey },
+  };
 }
 
 /** The snapshot place of a discovery whose catalog has the cache key `catalogKey`. */
@@ -94,7 +102,13 @@ export function snapshotPlaceFor(
   log: (line: string) => void,
 ): SnapshotPlace | null {
   const cache = cacheOptions(config, discovered.executable, log);
-  return cache && { cache, key: snapshotKey(discovered.catalogKey, config, version) };
+  return (
+    cache && {
+      cache,
+      key: snapshotKey(discovered.catalogKey, config, version),
+      found: discovered,
+    }
+  );
 }
 
 function cacheOptions(
