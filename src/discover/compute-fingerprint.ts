@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
+import { listDir } from "../list-dir.ts";
 import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
 /** Inputs of {@link computeFingerprint}, all known after discovery. */
@@ -31,12 +32,7 @@ export function computeFingerprint(input: FingerprintInput): string {
 
 function condaDistVersion(siteDirs: readonly string[]): string | null {
   for (const dir of siteDirs) {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      continue;
-    }
+    const entries = listDir(dir);
     for (const entry of entries) {
       const match = CONDA_DIST_INFO.exec(entry);
       if (match?.[1]) return match[1];

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareText } from "../compare-text.ts";
+import { listDir } from "../list-dir.ts";
 
 /** An installed distribution that declares entry points in group `conda`. */
 export interface CondaEntryPointDistribution {
@@ -22,12 +23,7 @@ const METADATA_DIR = /^(.+?)-([^-]+)\.(dist|egg)-info$/;
 export function scanCondaEntryPoints(siteDirs: readonly string[]): CondaEntryPointDistribution[] {
   const found = new Map<string, CondaEntryPointDistribution>();
   for (const dir of siteDirs) {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      continue;
-    }
+    const entries = listDir(dir);
     for (const entry of entries.sort()) {
       const match = METADATA_DIR.exec(entry);
       if (!match) continue;
