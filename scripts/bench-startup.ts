@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
 import { discover } from "../src/discover/discover.ts";
 import { INTROSPECT_SOURCE } from "../src/discover/introspect-source.ts";
+import { pythonScriptEnv } from "../src/execute/python-script-env.ts";
 import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
 import { loadReferenceTree } from "../test/support/reference-tree.ts";
 import {
@@ -126,7 +127,7 @@ try {
 
   log(`cold starts: ${WARMUP} warm-up + ${COLD_RUNS} runs each, interleaved ...`);
   const pythonFloor = "target Python's parser build (introspect.py)";
-  const introspectEnv = { ...env, PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" };
+  const introspectEnv = pythonScriptEnv(env);
   const cold = await sampleInterleaved(
     {
       [pythonFloor]: async () => {

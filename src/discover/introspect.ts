@@ -1,5 +1,5 @@
 import { CondaMcpError } from "../errors.ts";
-import { definedEnv } from "../execute/defined-env.ts";
+import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
 import { isJsonObject } from "../is-json-object.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
@@ -27,16 +27,13 @@ export async function introspect(
   python: string,
   options: IntrospectOptions,
 ): Promise<IntrospectionResult> {
-  const env: Record<string, string | undefined> = {
-    ...options.env,
-    PYTHONDONTWRITEBYTECODE: "1",
-    PYTHONIOENCODING: "utf-8",
-  };
-  // Would turn the interpreter interactive after the script; nothing else of the user's
-  // Python environment is dropped, so conda sees the plugins it sees when run.
-  delete env.PYTHONINSPECT;
   const run = await runProcess(
-    { command: python, argv: ["-B", "-"], stdin: INTROSPECT_SOURCE, env: definedEnv(env) },
+    {
+      command: python,
+      argv: ["-B", "-"],
+      stdin: INTROSPECT_SOURCE,
+      env: pythonScriptEnv(options.env),
+    },
     {
       platform: options.platform,
       timeoutMs: options.timeoutMs,

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { credentialValues } from "../catalog/credential-values.ts";
 import { redactSecrets } from "../catalog/redact-secrets.ts";
+import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
 import { type CallFacts, CallFactsSchema } from "./call-facts.ts";
 import factsSource from "./find-call-facts.py" with { type: "text" };
@@ -36,20 +37,13 @@ export async function findCallFacts(
   request: FactsRequest,
   options: FactsOptions,
 ): Promise<FactsAnswer> {
-  const env: Record<string, string> = {
-    ...request.env,
-    PYTHONDONTWRITEBYTECODE: "1",
-    PYTHONIOENCODING: "utf-8",
-  };
-  // Would turn the interpreter interactive after the script.
-  delete env.PYTHONINSPECT;
   const run = await runProcess(
     {
       command: request.python,
       argv: ["-B", "-c", factsSource],
       cwd: request.cwd,
       stdin: JSON.stringify(request.argv),
-      env,
+      env: pythonScriptEnv(request.env),
     },
     {
       platform: options.platform,

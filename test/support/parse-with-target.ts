@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { pythonScriptEnv } from "../../src/execute/python-script-env.ts";
 import { runProgram } from "./run-program.ts";
 
 /** How the target's parser took one argv (see parse-with-target.py for the value encoding). */
@@ -20,7 +21,7 @@ export async function parseWithTarget(
   timeoutMs = 30_000,
 ): Promise<ParseOutcome[]> {
   const run = await runProgram([python, "-B", SCRIPT, INTROSPECT], {
-    env: { ...env, PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" },
+    env: pythonScriptEnv(env),
     timeoutMs,
     stdin: JSON.stringify(argvs),
   });
