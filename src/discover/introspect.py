@@ -29,13 +29,6 @@ class Failure(Exception):
         self.message = message
 
 
-def _drop_script_dir():
-    # `python -` and `python -c` put the current directory first on sys.path, so a stray
-    # conda.py there would shadow conda. The `conda` entry script never sees the cwd.
-    if sys.path and sys.path[0] in ("", os.getcwd()):
-        del sys.path[0]
-
-
 def qualname(obj):
     """`module.QualName` of a class or function; builtins keep their bare name."""
     module = getattr(obj, "__module__", None)
@@ -397,7 +390,6 @@ def plugin_manager_of(context):
 
 def build_parser():
     """Build conda's full parser as `main_subshell` does; returns (parser, version, context)."""
-    _drop_script_dir()
     # argparse names the program after argv[0]; conda's entry script is called `conda`.
     sys.argv = ["conda"]
     _conda, version, conda_argparse = import_conda()

@@ -59,6 +59,18 @@ describe("findCallFacts on the fixture conda", () => {
     });
   });
 
+  test("modules in the call's working directory cannot stand in for Python's or conda's", async () => {
+    const cwd = join(fixture.root, "hostile-cwd");
+    await mkdir(join(cwd, "conda"), { recursive: true });
+    // Each would answer "conda only prints" (a read) if it were imported instead of the real one.
+    const lie = 'import sys\nsys.stdout.write(\'{"outcome": "prints"}\')\nsys.exit(0)\n';
+    await writeFile(join(cwd, "argparse.py"), lie);
+    await writeFile(join(cwd, "json.py"), lie);
+    await writeFile(join(cwd, "conda", "__init__.py"), lie);
+    const facts = parsed(await ask(["remove", "--all", "-y", "-n", "demo"], cwd));
+    expect(facts.path).toEqual(["remove"]);
+  });
+
   test("help, version and parse errors are told apart", async () => {
     expect(await ask(["install", "--help"])).toEqual({ outcome: "prints" });
     expect(await ask(["--version"])).toEqual({ outcome: "prints" });
