@@ -26,6 +26,11 @@ const WHAT: Readonly<Record<TargetRole, string>> = {
   output_file: "the output file",
 };
 
+/** How a refusal names a target: its role and the path conda computed. */
+function where(target: TargetFacts): string {
+  return `${WHAT[target.role]} (${target.path})`;
+}
+
 type Found = { ok: true; target: TargetFacts | null } | { ok: false; decision: PolicyDecision };
 
 function targetOf(facts: ParsedCallFacts, role: TargetRole): Found {
@@ -40,52 +45,52 @@ function targetOf(facts: ParsedCallFacts, role: TargetRole): Found {
 
 /** Deleting a whole directory: only a conda environment that holds nothing else of conda's. */
 function guardDeletion(target: TargetFacts, verb: string): PolicyDecision {
-  const where = `${WHAT[target.role]} (${target.path})`;
   if (!target.exists) return ALLOWED; // conda reports the missing environment itself
   if (target.is_base) {
     return refuse(
-      `${where} is the base environment, which holds conda itself; conda-mcp never ${verb}s it.`,
+      `${where(target)} is the base environment, which holds conda itself; conda-mcp never ${verb}s it.`,
     );
   }
   if (target.holds_installation) {
     return refuse(
-      `${where} holds the base environment, an environments folder or a package cache; ${verb} would delete them.`,
+      `${where(target)} holds the base environment, an environments folder or a package cache; ${verb} would delete them.`,
     );
   }
   if (!target.is_environment) {
     return refuse(
-      `${where} is not a conda environment (no conda-meta/history); conda-mcp only deletes environments.`,
+      `${where(target)} is not a conda environment (no conda-meta/history); conda-mcp only deletes environments.`,
     );
   }
   // Absent means conda-mcp did not search, which for a deletion is as bad as not knowing.
   if (target.nested_environment !== false) {
     const how =
       target.nested_environment === null ? "may hold (it is too large to search)" : "holds";
-    return refuse(`${where} ${how} another environment below it, which ${verb} would delete too.`);
+    return refuse(
+      `${where(target)} ${how} another environment below it, which ${verb} would delete too.`,
+    );
   }
   return ALLOWED;
 }
 
 /** A path conda would create an environment at, or move one to: it must not exist yet. */
 function guardNewPath(target: TargetFacts): PolicyDecision {
-  const where = `${WHAT[target.role]} (${target.path})`;
   // An environment inside a conda-meta folder makes its parent look like an environment.
   if (/[\\/]conda-meta(?:[\\/]|$)/.test(target.path)) {
-    return refuse(`${where} lies inside a conda-meta folder.`);
+    return refuse(`${where(target)} lies inside a conda-meta folder.`);
   }
   if (target.is_base) {
     return refuse(
-      `${where} is the base environment; replacing it would replace conda's own installation.`,
+      `${where(target)} is the base environment; replacing it would replace conda's own installation.`,
     );
   }
   if (target.is_environment) {
     return refuse(
-      `${where} is an existing environment, which conda would delete first; change it with install or env update, or remove it first.`,
+      `${where(target)} is an existing environment, which conda would delete first; change it with install or env update, or remove it first.`,
     );
   }
   if (target.exists) {
     return refuse(
-      `${where} already exists and is not a conda environment; conda would install into it or move it away. Choose a new path.`,
+      `${where(target)} already exists and is not a conda environment; conda would install into it or move it away. Choose a new path.`,
     );
   }
   return ALLOWED;
@@ -97,7 +102,7 @@ function guardExisting(target: TargetFacts): PolicyDecision {
   // Writing conda-meta/ into an ordinary folder makes it look like an environment, which a
   // later `remove --all` would then delete whole.
   return refuse(
-    `${WHAT[target.role]} (${target.path}) exists but is not a conda environment; conda-mcp does not turn ordinary folders into environments.`,
+    `${where(target)} exists but is not a conda environment; conda-mcp does not turn ordinary folders into environments.`,
   );
 }
 
@@ -106,12 +111,12 @@ function guardConfigFile(target: TargetFacts): PolicyDecision {
   if (target.is_config === true) return ALLOWED;
   // conda would rewrite whatever is there as YAML: an ordinary file's text would be lost.
   return refuse(
-    `${WHAT.rc_file} (${target.path}) is not a conda configuration file; conda would overwrite it. Name a .condarc file or a new path.`,
+    `${where(target)} is not a conda configuration file; conda would overwrite it. Name a .condarc file or a new path.`,
   );
 }
 
 function guardOutputFile(target: TargetFacts, options: PolicyOptions): PolicyDecision {
-  if (target.is_dir) return refuse(`${WHAT.output_file} (${target.path}) is a directory.`);
+  if (target.is_dir) return refuse(`${where(target)} is a directory.`);
   if (!target.exists) return ALLOWED;
   // conda truncates an existing file: replacing content is more than a routine write.
   const decision = checkPolicy("destructive", options);
@@ -124,18 +129,19 @@ function guardOutputFile(target: TargetFacts, options: PolicyOptions): PolicyDec
 
 /** `package --reset` deletes every file no package owns: only in an environment, never base. */
 function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): PolicyDecision {
-  const where = `${WHAT[target.role]} (${target.path})`;
   if (target.is_base) {
     return refuse(
-      `${where} is the base environment; conda package works on other environments only here.`,
+      `${where(target)} is the base environment; conda package works on other environments only here.`,
     );
   }
   if (target.exists && !target.is_environment) {
     return refuse(
-      `${where} is not a conda environment; conda package would take or delete its files.`,
+      `${where(target)} is not a conda environment; conda package would take or delete its files.`,
     );
   }
-  return values.reset === true && !target.exists ? refuse(`${where} does not exist.`) : ALLOWED;
+  return values.reset === true && !target.exists
+    ? refuse(`${where(target)} does not exist.`)
+    : ALLOWED;
 }
 
 function withTarget(
