@@ -19,7 +19,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
-import { serverCommand, withDeadline } from "../test/support/start-server.ts";
+import { type HttpServer, startHttpServer } from "../test/support/start-http-server.ts";
 
 /** Scenarios that test what conda-mcp serves: initialize, ping, tools, resources, transport. */
 const APPLICABLE = new Set([
@@ -86,33 +86,6 @@ function conformanceCli(): string {
   const entry = bin.conformance;
   if (!entry) throw new Error("@modelcontextprotocol/conformance has no conformance bin");
   return join(dirname(packageJson), entry);
-}
-
-/** Starts conda-mcp on an ephemeral loopback port; resolves once it prints its URL. */
-async function startServer(conda: string, env: Record<string, string>, tokenFile: string) {
-  const { command, args } = serverCommand();
-  const proc = Bun.spawn(
-    [command, ...args, "--conda", conda, "--no-cache", "--http", "127.0.0.1:0"].concat([
-      "--http-token-file",
-      tokenFile,
-    ]),
-    { env, stdin: "ignore", stdout: "ignore", stderr: "pipe" },
-  );
-  let stderr = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) stderr += decoder.decode(chunk, { stream: true });
-  })();
-  const listening = async () => {
-    for (;;) {
-      const url = /serving MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1];
-      if (url) return new URL(url);
-      if (proc.exitCode !== null) throw new Error(`conda-mcp exited ${proc.exitCode}:\n${stderr}`);
-      await Bun.sleep(20);
-    }
-  };
-  const url = await withDeadline(listening(), 60_000, "conda-mcp start");
-  return { proc, url, stderr: () => stderr };
 }
 
 /** A loopback relay that adds the bearer token the suite's CLI cannot send. */
@@ -196,13 +169,18 @@ async function main(): Promise<number> {
   const scenarios = parseArgs(process.argv.slice(2));
   const fixture = await makeFixtureConda();
   const outDir = await mkdtemp(join(tmpdir(), "conda-mcp-conformance-"));
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: HttpServer | undefined;
   let relay: ReturnType<typeof startRelay> | undefined;
   try {
     const token = randomBytes(32).toString("base64url");
     const tokenFile = join(fixture.root, "http-token");
     writeFileSync(tokenFile, token, { mode: 0o600 });
-    server = await startServer(fixture.condaExe, fixture.env, tokenFile);
+    server = await startHttpServer({
+      conda: fixture.condaExe,
+      env: fixture.env,
+      args: ["--http-token-file", tokenFile],
+      fallbackToken: token,
+    });
     relay = startRelay(server.url, token);
     process.stdout.write(`conda-mcp at ${server.url}; suite talks to the relay at ${relay.url}\n`);
     await runSuite(relay.url, outDir, scenarios);
@@ -242,12 +220,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await relay?.relay.stop(true);
-    if (server && server.proc.exitCode === null) {
-      server.proc.kill("SIGTERM");
-      await withDeadline(server.proc.exited, 30_000, "conda-mcp exit").catch(() => {
-        server?.proc.kill("SIGKILL");
-      });
-    }
+    await server?.kill("SIGTERM").catch(() => server?.kill("SIGKILL"));
     await rm(outDir, { recursive: true, force: true });
     await fixture.cleanup();
   }
