@@ -3,6 +3,7 @@
 // and the facts about every path the command acts on) against a bare parse of the same argv by
 // conda's parser in the same Python, interleaved run by run.
 // Usage: bun scripts/bench-safety-check.ts [--runs N] [--conda PATH]
+import { credentialValues } from "../src/catalog/credential-values.ts";
 import { findCallFacts } from "../src/policy/find-call-facts.ts";
 import {
   benchConda,
@@ -41,7 +42,13 @@ try {
     samplers[`facts ${label}`] = async () => {
       const started = performance.now();
       const answer = await findCallFacts(
-        { python: target.python, argv: call, cwd: process.cwd(), env: target.env },
+        {
+          python: target.python,
+          argv: call,
+          cwd: process.cwd(),
+          env: target.env,
+          secretValues: credentialValues(target.env),
+        },
         { platform: process.platform, timeoutMs: 60_000 },
       );
       if (!answer.ok || answer.facts.outcome !== "parsed") throw new Error(`no facts for ${label}`);

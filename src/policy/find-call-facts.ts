@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { credentialValues } from "../catalog/credential-values.ts";
 import { redactSecrets } from "../catalog/redact-secrets.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
@@ -14,6 +13,8 @@ export interface FactsRequest {
   argv: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
+  /** Credential values of that environment, kept out of the messages conda's code returns. */
+  secretValues: readonly string[];
 }
 
 export interface FactsOptions {
@@ -60,7 +61,7 @@ export async function findCallFacts(
     };
   }
   // conda's messages may quote a channel URL with its token or a credential from the env.
-  const redact = (text: string) => redactSecrets(text, credentialValues(request.env));
+  const redact = (text: string) => redactSecrets(text, request.secretValues);
   const parsed = v.safeParse(CallFactsSchema, run.parsed_json);
   if (parsed.success) return { ok: true, facts: redactMessages(parsed.output, redact) };
   const last = run.stderr.trim().split("\n").pop()?.slice(0, 300) ?? "";

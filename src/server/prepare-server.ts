@@ -60,6 +60,8 @@ export function prepareServer(
   hooks: PrepareHooks = {},
 ): PreparedServer {
   const { config, discovery, catalog } = input;
+  // What must never reach a client, from the server's environment: computed once.
+  const secretValues = credentialValues(config.env);
   const { introspection } = discovery;
   const policy = {
     allowWrite: config.allowWrite,
@@ -120,7 +122,7 @@ export function prepareServer(
       handshakeSource: input.handshakeSource,
       catalog,
       tree: introspection.tree,
-      secretValues: credentialValues(config.env),
+      secretValues,
       plugins: introspection.external_plugins,
       listedTools: entries.map((e) => e.definition.name),
       policy,
@@ -149,7 +151,7 @@ export function prepareServer(
     cwd: config.cwd,
     findFacts: (argv, cwd, signal) =>
       findCallFacts(
-        { python: discovery.python, argv, cwd, env: config.env },
+        { python: discovery.python, argv, cwd, env: config.env, secretValues },
         { platform: config.platform, timeoutMs: FACTS_TIMEOUT_MS, signal },
       ),
     timeoutMs: config.timeoutMs,

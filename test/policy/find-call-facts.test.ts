@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { credentialValues } from "../../src/catalog/credential-values.ts";
 import type { CallFacts, TargetFacts } from "../../src/policy/call-facts.ts";
 import { findCallFacts } from "../../src/policy/find-call-facts.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
@@ -15,7 +16,7 @@ type Ask = (argv: string[], cwd?: string) => Promise<CallFacts>;
 function asker(python: string, env: Record<string, string>, defaultCwd: string): Ask {
   return async (argv, cwd = defaultCwd) => {
     const answer = await findCallFacts(
-      { python, argv, cwd, env },
+      { python, argv, cwd, env, secretValues: credentialValues(env) },
       { platform: process.platform, timeoutMs: 120_000 },
     );
     if (!answer.ok) throw new Error(answer.why);
