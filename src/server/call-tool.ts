@@ -13,9 +13,9 @@ import { checkPolicy, type PolicyDecision, type PolicyOptions } from "../policy/
 import { classifyCall } from "../policy/classify-call.ts";
 import { classifyFacts, type FindCommand } from "../policy/classify-facts.ts";
 import type { CommandClass } from "../policy/command-class.ts";
-import type { CallValues } from "../policy/command-policies.ts";
 import { guardCall } from "../policy/guard-call.ts";
 import type { ResolvedCommandPolicy } from "../policy/lookup-command-policy.ts";
+import { needsGuard } from "../policy/needs-guard.ts";
 import { renderToolResult } from "../result/render-tool-result.ts";
 import { buildArgv } from "../schema/build-argv.ts";
 import type { ArgumentIssue } from "../schema/validate-args.ts";
@@ -74,12 +74,6 @@ function guardFromFacts(
 // conda rolls a transaction back when signalled; a program run by `conda run` has none.
 function changes(cls: CommandClass): boolean {
   return cls === "write" || cls === "destructive";
-}
-
-// A dry run reads, but conda still cleans the target first (install deletes `*.c~` trash in a
-// folder that is not an environment): its guard runs as for the real call.
-function guarded(cls: CommandClass, values: CallValues): boolean {
-  return changes(cls) || values.dry_run === true;
 }
 
 /** Tool arguments keyed by argparse dest, as conda's namespace holds them. */
@@ -149,8 +143,8 @@ async function callGenerated(
   if (!decision.allowed) return errorResult(decision.message);
   const argv = buildArgv(command, validated.output);
   const label = `conda ${command.path.join(" ")}`;
-  // Only a call that can change something, of a command with a guard, needs conda's facts.
-  const needsFacts = policy.guard !== undefined && guarded(cls, values);
+  // Only a call its command's guard must check needs conda's facts.
+  const needsFacts = needsGuard(policy, cls, values);
   return runAdmitted(deps, argv, extra, {
     tool: entry.definition.name,
     timeoutMs: deps.timeoutMs,
@@ -196,7 +190,7 @@ async function callExecute(
       if (!decision.allowed) return decision;
       const path = facts.outcome === "parsed" ? facts.path : [];
       const label = path.length > 0 ? `conda ${path.join(" ")}` : "conda";
-      if (policy !== null && facts.outcome === "parsed" && guarded(cls, facts.values)) {
+      if (policy !== null && facts.outcome === "parsed" && needsGuard(policy, cls, facts.values)) {
         const guard = guardFromFacts(policy, path, facts, deps.policy);
         if (!guard.allowed) return guard;
       }
