@@ -1,4 +1,4 @@
-import type { RawAction, RawParser, RawPreParser } from "../discover/raw-tree.ts";
+import type { RawAction, RawParser, RawPreParser } from "../introspection-payload.ts";
 import { assignToolNames } from "./assign-tool-names.ts";
 import type {
   Catalog,

@@ -1,4 +1,4 @@
-import type { RawPreParser } from "../discover/raw-tree.ts";
+import type { RawPreParser } from "../introspection-payload.ts";
 
 /** The JSON type a conda argument's values take. */
 export type ValueType = "string" | "integer" | "number";

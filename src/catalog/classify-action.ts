@@ -1,4 +1,4 @@
-import type { RawAction } from "../discover/raw-tree.ts";
+import type { RawAction } from "../introspection-payload.ts";
 import type { Arity, ParamShape, ValueSpec } from "./catalog-types.ts";
 
 /** What the catalog does with one argparse action. */

@@ -1,4 +1,4 @@
-import type { RawParser } from "../discover/raw-tree.ts";
+import type { RawParser } from "../introspection-payload.ts";
 import type { CatalogCommand, CommandArgument } from "./catalog-types.ts";
 import { behaviourOf } from "./classify-action.ts";
 

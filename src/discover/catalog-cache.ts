@@ -2,18 +2,18 @@ import { createHash } from "node:crypto";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
+import * as v from "valibot";
 import { compareText } from "../compare-text.ts";
+import { describeFirstIssue } from "../describe-first-issue.ts";
 import { errorCode } from "../error-code.ts";
+import { type IntrospectionResult, introspectionResultSchema } from "../introspection-payload.ts";
 import { isJsonObject } from "../is-json-object.ts";
-import { isStringList } from "../is-string-list.ts";
 import { readHead } from "../read-head.ts";
-import { computeFingerprint, type FingerprintInput } from "./compute-fingerprint.ts";
+import { computeFingerprint, fingerprintInputSchema } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
-import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
 import { parseShebang } from "./parse-shebang.ts";
 import { readPrivateFile, writePrivateFile } from "./private-cache-file.ts";
-import type { IntrospectionResult } from "./raw-tree.ts";
-import type { PythonSource } from "./resolve-python.ts";
+import { PYTHON_SOURCES, type PythonSource } from "./python-source.ts";
 
 /** Where the cache lives and what an entry is for: one conda executable under one environment. */
 export interface CatalogCacheOptions {
@@ -43,16 +43,6 @@ export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;
 
 const FORMAT = 1;
 const INTROSPECT_DIGEST = sha256(INTROSPECT_SOURCE);
-const PYTHON_SOURCES: ReadonlySet<string> = new Set<PythonSource>([
-  "conda-exe-is-python",
-  "shebang",
-  "env-shebang",
-  "sh-trampoline",
-  "windows-launcher",
-  "conda-python-exe",
-  "prefix",
-  "shell-hook",
-]);
 // Variables that change which conda runs, with which Python and plugins, how it is configured,
 // or what paths its parser embeds: conda reads every CONDA_* name as a setting, CONDA_PREFIX
 // appears in help texts, PYTHON* variables move sys.path, the homes and XDG folders hold
@@ -69,18 +59,45 @@ const ENV_NAMES: ReadonlySet<string> = new Set([
 ]);
 const HEAD_BYTES = 4096;
 
-/** The on-disk shape of an entry, before validation. */
-interface Entry {
-  format: number;
-  introspectDigest: string;
-  key: string;
-  input: FingerprintInput;
-  fingerprint: string;
-  configDigest: string;
-  pythonSource: PythonSource;
-  condaArgv: string[];
-  introspection: IntrospectionResult;
-}
+/**
+ * What proves that something cached from one discovery still describes the installed conda:
+ * the fingerprint (conda, plugins, executable, interpreter) and the digest of conda's
+ * configuration files, with the inputs that recompute them.
+ */
+export const cacheStampSchema = v.object({
+  input: fingerprintInputSchema,
+  fingerprint: v.string(),
+  rootPrefix: v.string(),
+  configDigest: v.string(),
+});
+export type CacheStamp = v.InferOutput<typeof cacheStampSchema>;
+
+/** An entry on disk: the stamp's parts (its root prefix is the introspection's) and what it restores. */
+const entrySchema = v.object({
+  format: v.literal(FORMAT),
+  introspectDigest: v.literal(INTROSPECT_DIGEST),
+  key: v.string(),
+  input: fingerprintInputSchema,
+  fingerprint: v.string(),
+  configDigest: v.string(),
+  pythonSource: v.picklist(PYTHON_SOURCES),
+  condaArgv: v.array(v.string()),
+  introspection: introspectionResultSchema,
+});
+type Entry = v.InferOutput<typeof entrySchema>;
+
+/** Why an entry is refused, by the first field that fails its schema. */
+const ENTRY_PROBLEMS: Record<keyof Entry, string> = {
+  format: "it has another format version",
+  introspectDigest: "it was made by another introspection script",
+  key: "it belongs to another conda or environment",
+  input: "its fingerprint inputs are malformed",
+  fingerprint: "its digests are malformed",
+  configDigest: "its digests are malformed",
+  pythonSource: "its interpreter is malformed",
+  condaArgv: "its interpreter is malformed",
+  introspection: "its introspection is malformed",
+};
 
 /**
  * The name of the entry for a conda executable under an environment: a sha256 of the
@@ -115,18 +132,6 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
 }
 
 /**
- * What proves that something cached from one discovery still describes the installed conda:
- * the fingerprint (conda, plugins, executable, interpreter) and the digest of conda's
- * configuration files, with the inputs that recompute them.
- */
-export interface CacheStamp {
-  input: FingerprintInput;
-  fingerprint: string;
-  rootPrefix: string;
-  configDigest: string;
-}
-
-/**
  * The cached discovery for `key`, or null: a missing, unreadable, oversized, corrupt or
  * foreign entry, one written by another format or introspection script, or one whose
  * fingerprint (conda, plugins, executable, interpreter) or conda configuration files no longer
@@ -147,9 +152,13 @@ export async function readCatalogCache(
     } catch {
       return ignored(options, "it is not valid JSON");
     }
-    const problem = entryProblem(document, key, options.executable);
+    // valibot's objects take arrays too.
+    if (!isJsonObject(document)) return ignored(options, "it is not an object");
+    const parsed = v.safeParse(entrySchema, document, { abortEarly: true });
+    if (!parsed.success) return ignored(options, entryIssue(parsed.issues));
+    const entry = parsed.output;
+    const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
-    const entry = document as Entry;
     const stamp: CacheStamp = {
       input: entry.input,
       fingerprint: entry.fingerprint,
@@ -234,36 +243,26 @@ export async function writeCatalogCache(
   }
 }
 
-/** The first way a parsed entry is unusable for this key and executable, or null. */
-function entryProblem(document: unknown, key: string, executable: string): string | null {
-  if (!isJsonObject(document)) return "it is not an object";
-  if (document.format !== FORMAT) return "it has another format version";
-  if (document.introspectDigest !== INTROSPECT_DIGEST) {
-    return "it was made by another introspection script";
-  }
-  if (document.key !== key) return "it belongs to another conda or environment";
-  const input = document.input;
-  if (
-    !isJsonObject(input) ||
-    input.executable !== executable ||
-    typeof input.python !== "string" ||
-    typeof input.condaVersion !== "string" ||
-    !isStringList(input.siteDirs)
-  ) {
-    return "its fingerprint inputs are malformed";
-  }
-  if (typeof document.fingerprint !== "string" || typeof document.configDigest !== "string") {
-    return "its digests are malformed";
-  }
-  const source = document.pythonSource;
-  const argv = document.condaArgv;
-  if (typeof source !== "string" || !PYTHON_SOURCES.has(source) || !isStringList(argv)) {
-    return "its interpreter is malformed";
-  }
+/** Why an entry fails its schema: the first field that does, and where in the introspection. */
+function entryIssue(issues: readonly v.BaseIssue<unknown>[]): string {
+  const [issue] = issues;
+  const field = issue?.path?.[0]?.key;
+  if (field === undefined) return "it is not an object";
+  const reason = ENTRY_PROBLEMS[field as keyof Entry];
+  if (field !== "introspection") return reason;
+  const inner = { ...issue, path: issue?.path?.slice(1) } as v.BaseIssue<unknown>;
+  return `${reason} (${describeFirstIssue([inner])})`;
+}
+
+/** The first way a well-formed entry is unusable for this key and executable, or null. */
+function entryProblem(entry: Entry, key: string, executable: string): string | null {
+  if (entry.key !== key) return ENTRY_PROBLEMS.key;
+  const { input, condaArgv: argv, introspection } = entry;
+  if (input.executable !== executable) return ENTRY_PROBLEMS.input;
   // condaArgv is derived, never free: [executable], or [python, "-m", module] when the
   // executable is the interpreter itself (_CE_M=-m).
   const derived =
-    source === "conda-exe-is-python"
+    entry.pythonSource === "conda-exe-is-python"
       ? input.python === executable &&
         argv.length === 3 &&
         argv[0] === executable &&
@@ -271,13 +270,9 @@ function entryProblem(document: unknown, key: string, executable: string): strin
         (argv[2] ?? "").length > 0
       : argv.length === 1 && argv[0] === executable;
   if (!derived) return "its conda command line does not match the executable";
-  const introspection = document.introspection;
-  const problem = introspectionShapeProblem(introspection);
-  if (problem) return `its introspection is malformed (${problem})`;
-  const result = introspection as IntrospectionResult;
   if (
-    result.conda_version !== input.condaVersion ||
-    JSON.stringify(result.site_dirs) !== JSON.stringify(input.siteDirs)
+    introspection.conda_version !== input.condaVersion ||
+    JSON.stringify(introspection.site_dirs) !== JSON.stringify(input.siteDirs)
   ) {
     return "its fingerprint inputs do not match its introspection";
   }

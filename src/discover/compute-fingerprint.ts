@@ -1,16 +1,18 @@
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
+import * as v from "valibot";
 import { listDir } from "../list-dir.ts";
 import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
-/** Inputs of {@link computeFingerprint}, all known after discovery. */
-export interface FingerprintInput {
-  executable: string;
-  python: string;
-  siteDirs: readonly string[];
+/** Inputs of {@link computeFingerprint}, all known after discovery (stored in cache stamps). */
+export const fingerprintInputSchema = v.object({
+  executable: v.string(),
+  python: v.string(),
+  siteDirs: v.array(v.string()),
   /** conda's version as introspected; used when no `conda-*.dist-info` folder is found. */
-  condaVersion: string;
-}
+  condaVersion: v.string(),
+});
+export type FingerprintInput = v.InferOutput<typeof fingerprintInputSchema>;
 
 const CONDA_DIST_INFO = /^conda-([^-]+)\.dist-info$/;
 

@@ -1,3 +1,4 @@
+import type { IntrospectionResult } from "../introspection-payload.ts";
 import {
   type CacheStamp,
   type CatalogCacheOptions,
@@ -9,8 +10,8 @@ import {
 import { computeFingerprint } from "./compute-fingerprint.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
-import type { IntrospectionResult } from "./raw-tree.ts";
-import { type PythonSource, resolvePython } from "./resolve-python.ts";
+import type { PythonSource } from "./python-source.ts";
+import { resolvePython } from "./resolve-python.ts";
 
 /** Options of {@link discover}. */
 export interface DiscoverOptions {

@@ -1,10 +1,14 @@
+import * as v from "valibot";
+import { describeFirstIssue } from "../describe-first-issue.ts";
 import { CondaMcpError } from "../errors.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
-import { isJsonObject } from "../is-json-object.ts";
+import {
+  type IntrospectionResult,
+  introspectionFailureSchema,
+  introspectionResultSchema,
+} from "../introspection-payload.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
-import { introspectionShapeProblem } from "./introspection-shape-problem.ts";
-import type { IntrospectionFailure, IntrospectionResult } from "./raw-tree.ts";
 
 /** Options of {@link introspect}. */
 export interface IntrospectOptions {
@@ -59,33 +63,22 @@ export async function introspect(
       "INTROSPECTION_FAILED",
     );
   }
-  const failure = asFailure(document);
-  if (failure) {
+  const failure = v.safeParse(introspectionFailureSchema, document);
+  if (failure.success) {
+    const { code, message } = failure.output.error;
     throw new CondaMcpError(
-      `Could not read conda's commands: ${summarize(failure.error.message)}`,
-      failure.error.code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
+      `Could not read conda's commands: ${summarize(message)}`,
+      code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
     );
   }
-  const problem = introspectionShapeProblem(document);
-  if (problem) {
+  const result = v.safeParse(introspectionResultSchema, document);
+  if (!result.success) {
     throw new CondaMcpError(
-      `The introspection document is malformed: ${problem}.`,
+      `The introspection document is malformed: ${describeFirstIssue(result.issues)}.`,
       "INTROSPECTION_FAILED",
     );
   }
-  return document as IntrospectionResult;
-}
-
-function asFailure(document: unknown): IntrospectionFailure | null {
-  if (!isJsonObject(document) || document.ok !== false) return null;
-  const error = document.error;
-  if (!isJsonObject(error) || typeof error.message !== "string" || typeof error.code !== "string") {
-    return {
-      ok: false,
-      error: { code: "PARSER_FAILED", message: "the script reported a failure without a reason" },
-    };
-  }
-  return document as unknown as IntrospectionFailure;
+  return result.output;
 }
 
 function summarize(text: string): string {

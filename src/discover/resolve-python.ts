@@ -8,17 +8,7 @@ import { readHead } from "../read-head.ts";
 import { detectBinaryFormat } from "./detect-binary-format.ts";
 import { type Which, whichOnPath } from "./find-conda.ts";
 import { parseShebang } from "./parse-shebang.ts";
-
-/** How the interpreter was found, most direct first. */
-export type PythonSource =
-  | "conda-exe-is-python"
-  | "shebang"
-  | "env-shebang"
-  | "sh-trampoline"
-  | "windows-launcher"
-  | "conda-python-exe"
-  | "prefix"
-  | "shell-hook";
+import type { PythonSource } from "./python-source.ts";
 
 /** The Python that runs conda, and the argv prefix that runs conda itself. */
 export interface ResolvedPython {

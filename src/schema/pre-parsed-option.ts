@@ -1,4 +1,4 @@
-import type { RawPreParser } from "../discover/raw-tree.ts";
+import type { RawPreParser } from "../introspection-payload.ts";
 
 /**
  * The option of conda's global pre-parser that argparse would read one argv token as, or null

@@ -1,7 +1,7 @@
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { listArguments } from "../catalog/list-arguments.ts";
 import { redactSecrets } from "../catalog/redact-secrets.ts";
-import type { RawParser, RawPluginDistribution } from "../discover/raw-tree.ts";
+import type { RawParser, RawPluginDistribution } from "../introspection-payload.ts";
 
 /** URI of the one resource this server offers. */
 export const CAPABILITIES_URI = "conda://capabilities";

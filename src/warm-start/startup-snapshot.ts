@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
+import * as v from "valibot";
 import { credentialValues } from "../catalog/credential-values.ts";
 import type { Config } from "../config.ts";
 import {
   type CacheStamp,
   type CatalogCacheOptions,
+  cacheStampSchema,
   catalogCacheKey,
   stampProblem,
 } from "../discover/catalog-cache.ts";
@@ -14,7 +16,6 @@ import { findConda } from "../discover/find-conda.ts";
 import { readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
-import { isJsonObject } from "../is-json-object.ts";
 
 /**
  * What the server answered to the MCP handshake, recorded from its own responses: the
@@ -141,16 +142,23 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     if (typeof read !== "string") return ignored(cache, read.problem);
     const lines = read.split("\n");
     const [headerLine = "", initializeResult = "", toolsListResult = ""] = lines;
-    let header: unknown;
+    let document: unknown;
     try {
-      header = JSON.parse(headerLine);
+      document = JSON.parse(headerLine);
     } catch {
       return ignored(cache, "its header is not valid JSON");
     }
+    const parsed = v.safeParse(headerSchema, document);
     // Exactly three lines, each ended by a line break.
-    if (!isSnapshotHeader(header, place.key) || lines.length !== 4 || lines[3] !== "") {
+    if (
+      !parsed.success ||
+      parsed.output.key !== place.key ||
+      lines.length !== 4 ||
+      lines[3] !== ""
+    ) {
       return ignored(cache, "it is malformed");
     }
+    const header = parsed.output;
     if (header.digest !== answersDigest(initializeResult, toolsListResult)) {
       return ignored(cache, "its answers do not match their digest");
     }
@@ -178,14 +186,14 @@ export async function writeStartupSnapshot(
   try {
     const { stamp, protocolVersion, initializeResult, toolsListResult } = snapshot;
     const digest = answersDigest(initializeResult, toolsListResult);
-    const header = JSON.stringify({
+    const header: SnapshotHeader = {
       format: FORMAT,
       key: place.key,
       stamp,
       protocolVersion,
       digest,
-    });
-    const text = `${header}\n${initializeResult}\n${toolsListResult}\n`;
+    };
+    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n`;
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
@@ -196,39 +204,19 @@ function snapshotFile(place: SnapshotPlace): string {
   return path.join(place.cache.cacheDir, `${place.key}.snapshot.json`);
 }
 
-interface SnapshotHeader {
-  stamp: CacheStamp;
-  protocolVersion: string;
-  digest: string;
-}
-
-function isSnapshotHeader(value: unknown, key: string): value is SnapshotHeader {
-  if (!isJsonObject(value) || value.format !== FORMAT || value.key !== key) return false;
-  return (
-    isStamp(value.stamp) &&
-    typeof value.protocolVersion === "string" &&
-    typeof value.digest === "string"
-  );
-}
+/** The snapshot's first line: what it is for, and the digest of the answers that follow. */
+const headerSchema = v.object({
+  format: v.literal(FORMAT),
+  key: v.string(),
+  stamp: cacheStampSchema,
+  protocolVersion: v.string(),
+  digest: v.string(),
+});
+type SnapshotHeader = v.InferOutput<typeof headerSchema>;
 
 /** Proves the answer lines whole: JSON.stringify never writes a raw line break. */
 function answersDigest(initializeResult: string, toolsListResult: string): string {
   return createHash("sha256").update(`${initializeResult}\n${toolsListResult}`).digest("hex");
-}
-
-function isStamp(value: unknown): value is CacheStamp {
-  if (!isJsonObject(value) || !isJsonObject(value.input)) return false;
-  const { input } = value;
-  return (
-    typeof value.fingerprint === "string" &&
-    typeof value.rootPrefix === "string" &&
-    typeof value.configDigest === "string" &&
-    typeof input.executable === "string" &&
-    typeof input.python === "string" &&
-    typeof input.condaVersion === "string" &&
-    Array.isArray(input.siteDirs) &&
-    input.siteDirs.every((dir) => typeof dir === "string")
-  );
 }
 
 function ignored(cache: CatalogCacheOptions, reason: string): null {

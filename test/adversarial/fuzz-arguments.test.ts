@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
+import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
 import { buildInputSchema, type ToolSchema } from "../../src/schema/build-input-schema.ts";
 import { type ArgumentIssue, validateArgs } from "../../src/schema/validate-args.ts";

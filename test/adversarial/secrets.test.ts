@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import { credentialValues } from "../../src/catalog/credential-values.ts";
-import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import type { RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { buildCapabilities } from "../../src/server/build-capabilities.ts";

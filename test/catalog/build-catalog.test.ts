@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { assignToolNames, TOOL_NAME_PATTERN } from "../../src/catalog/assign-tool-names.ts";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import type { RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const reference = await loadReferenceTree();

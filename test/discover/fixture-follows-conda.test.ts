@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { IntrospectionResult, RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import type { RawParser } from "../../src/discover/raw-tree.ts";
+import type { RawParser } from "../../src/introspection-payload.ts";
 import { classifyCall as classifyValues } from "../../src/policy/classify-call.ts";
 import { BUILTIN_COMMAND_POLICIES } from "../../src/policy/command-policies.ts";
 import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";

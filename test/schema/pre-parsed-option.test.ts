@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { RawPreParser } from "../../src/discover/raw-tree.ts";
+import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
 import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";

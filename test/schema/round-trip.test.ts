@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
+import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
-import type { RawParser } from "../../src/discover/raw-tree.ts";
+import type { RawParser } from "../../src/introspection-payload.ts";
 import type { DomainArb } from "./arbitrary-args.ts";
 import { rawActionOf } from "./find-parse-mismatches.ts";
 import type { ParseOutcome } from "./parse-with-target.ts";

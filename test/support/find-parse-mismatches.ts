@@ -1,5 +1,5 @@
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
-import type { RawAction, RawParser } from "../../src/discover/raw-tree.ts";
+import type { RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { paramTokens } from "../../src/schema/build-argv.ts";
 import type { ParseOutcome } from "./parse-with-target.ts";
 

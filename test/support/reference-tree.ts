@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { IntrospectionResult } from "../../src/discover/raw-tree.ts";
+import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 
 /**
  * A recorded argparse tree of a real conda 26.7 (external plugins disabled), copied into the

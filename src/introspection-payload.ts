@@ -1,0 +1,164 @@
+import * as v from "valibot";
+
+/**
+ * The document `introspect.py` prints: conda's argparse tree and the installation facts that need
+ * the target's Python. One valibot schema per part is its type and its validator. Objects are
+ * loose: Python prints more keys than the program reads, and they pass through untouched (the
+ * capabilities document shows them). The tree has the shape of
+ * `shared/reference/conda-26.7-parser-tree.json`, so a recorded tree and a live one feed the
+ * same catalog code.
+ */
+
+const stringList = v.array(v.string());
+const nullableString = v.nullable(v.string());
+
+/** One argparse action, described without executing it. */
+export const rawActionSchema = v.looseObject({
+  /** Qualified class name, e.g. `argparse._StoreTrueAction`. */
+  class: v.string(),
+  /** Qualified names of the class's MRO, most derived first. */
+  mro: stringList,
+  option_strings: stringList,
+  positional: v.boolean(),
+  dest: v.string(),
+  /** argparse nargs: null, an integer, or one of `?`, `*`, `+`, `...` (REMAINDER), `A...` (PARSER). */
+  nargs: v.nullable(v.union([v.number(), v.string()])),
+  /** The const, when JSON-representable; otherwise null (see const_repr). */
+  const: v.unknown(),
+  const_repr: v.string(),
+  /** The default, when JSON-representable and not a sentinel; otherwise null. */
+  default: v.unknown(),
+  default_repr: v.string(),
+  default_is_suppress: v.boolean(),
+  /** conda's NULL sentinel: "not given, use the configuration". Never shown as a default. */
+  default_is_conda_NULL: v.boolean(),
+  /** `type=` callable's short name (`int`, `float`, `comma_separated_stripped`), or null. */
+  type: nullableString,
+  type_qualname: nullableString,
+  /** Choices resolved at introspection time (lazy choices included), or null. */
+  choices: v.nullable(v.array(v.unknown())),
+  choices_kind: nullableString,
+  required: v.boolean(),
+  help: nullableString,
+  /** True for `help=argparse.SUPPRESS`. */
+  help_suppressed: v.boolean(),
+  metavar: v.nullable(v.union([v.string(), stringList])),
+  argument_group: nullableString,
+  mutually_exclusive_group: v.nullable(v.object({ index: v.number(), required: v.boolean() })),
+  /** Present on conda's deprecation-wrapped action classes. */
+  deprecated: v.nullable(
+    v.looseObject({ message: v.string(), category: v.string(), wrapped_action: v.string() }),
+  ),
+  /** Present on `_SubParsersAction` (and subclasses). */
+  subparsers: v.optional(
+    v.looseObject({ required: v.boolean(), dest: nullableString, names: stringList }),
+  ),
+});
+export type RawAction = v.InferOutput<typeof rawActionSchema>;
+
+/** A parser's mutually exclusive group; members by option string, positionals by dest. */
+const rawExclusiveGroupSchema = v.looseObject({
+  index: v.number(),
+  required: v.boolean(),
+  actions: stringList,
+});
+export type RawExclusiveGroup = v.InferOutput<typeof rawExclusiveGroupSchema>;
+
+/** The subcommand plugin that registered a parser, if any. */
+const rawPluginInfoSchema = v.looseObject({
+  name: v.string(),
+  summary: v.nullish(v.string()),
+  plugin_name: v.nullish(v.string()),
+  distribution: v.nullish(v.string()),
+  external: v.optional(v.boolean()),
+});
+export type RawPluginInfo = v.InferOutput<typeof rawPluginInfoSchema>;
+
+const parserEntries = {
+  /** Canonical command tokens from the root: `["env", "config", "vars", "set"]`. */
+  path: stringList,
+  command: v.string(),
+  prog: v.string(),
+  aliases: stringList,
+  help: nullableString,
+  description: nullableString,
+  /** conda's marker for plugin subcommands without `configure_parser`: raw leftover args only. */
+  greedy: v.boolean(),
+  plugin: v.nullable(rawPluginInfoSchema),
+  mutually_exclusive_groups: v.array(rawExclusiveGroupSchema),
+  actions: v.array(rawActionSchema),
+};
+
+/** One parser (the root, or a subcommand at any depth). */
+export type RawParser = v.InferOutput<v.LooseObjectSchema<typeof parserEntries, undefined>> & {
+  subcommands: RawParser[];
+};
+
+const rawParserSchema: v.GenericSchema<RawParser> = v.looseObject({
+  ...parserEntries,
+  subcommands: v.array(v.lazy(() => rawParserSchema)),
+});
+
+/** An installed distribution that registers conda plugins through entry-point group `conda`. */
+const rawPluginDistributionSchema = v.looseObject({
+  project_name: v.string(),
+  version: nullableString,
+  entry_points: v.array(v.looseObject({ name: v.string(), value: v.string(), group: v.string() })),
+  /** Hook names the plugin module defines (`subcommands`, `solvers`, ...), when known. */
+  hooks: stringList,
+});
+export type RawPluginDistribution = v.InferOutput<typeof rawPluginDistributionSchema>;
+
+/** The options of conda's global pre-parser and how argparse matches them. */
+const rawPreParserSchema = v.looseObject({
+  option_strings: stringList,
+  /** Whether unique prefixes (`--verb`) match, as argparse's allow_abbrev. */
+  allow_abbrev: v.boolean(),
+  prefix_chars: v.string(),
+});
+export type RawPreParser = v.InferOutput<typeof rawPreParserSchema>;
+
+/** The introspection script's document on success. */
+export const introspectionResultSchema = v.looseObject({
+  ok: v.literal(true),
+  conda_version: v.string(),
+  python_version: v.string(),
+  python_executable: v.string(),
+  /** Directories on the target's `sys.path`; the fingerprint scans them for dist-info. */
+  site_dirs: stringList,
+  /** conda's root prefix: the base environment. */
+  root_prefix: v.string(),
+  /** conda's `envs_dirs`, where named environments live. */
+  envs_dirs: stringList,
+  external_plugins: v.array(rawPluginDistributionSchema),
+  /** conda-completion facts that need the target's Python (absent from older dumps). */
+  completion: v.optional(
+    v.looseObject({
+      /** `platformdirs.user_cache_dir("conda")`, or null when platformdirs is missing. */
+      cache_dir: nullableString,
+      /** Installed version of the `conda-completion` distribution, or null. */
+      distribution_version: nullableString,
+    }),
+  ),
+  /**
+   * conda's global pre-parser (`generate_pre_parser`), which reads its options from anywhere in
+   * argv before the first `--`, inside passed-through arguments too; null when conda has none.
+   */
+  pre_parser: v.nullable(rawPreParserSchema),
+  /** The root parser: its path is empty. */
+  tree: v.pipe(
+    rawParserSchema,
+    v.check((tree) => tree.path.length === 0, "the root parser has an empty path"),
+  ),
+});
+export type IntrospectionResult = v.InferOutput<typeof introspectionResultSchema>;
+
+/** The introspection script's document when it could not build conda's parser. */
+export const introspectionFailureSchema = v.looseObject({
+  ok: v.literal(false),
+  /** `UNSUPPORTED_CONDA`, `IMPORT_FAILED` or `PARSER_FAILED`, and why. */
+  error: v.fallback(v.looseObject({ code: v.string(), message: v.string() }), {
+    code: "PARSER_FAILED",
+    message: "the script reported a failure without a reason",
+  }),
+});
