@@ -60,22 +60,23 @@ const discovery = await discover({
   home: config.home,
   cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
 });
-mark(`after the handshake: discover (${discovery.source})`);
-const catalog = buildCatalog(discovery.introspection.tree, {
-  preParser: discovery.introspection.pre_parser,
+mark(`after the handshake: discover (${discovery.installation.source})`);
+const catalog = buildCatalog(discovery.tree, {
+  preParser: discovery.preParser,
 });
 mark("after the handshake: buildCatalog");
 if (withServe) {
   const stop = new AbortController();
   await serve({
     config,
-    discovery,
+    conda: discovery,
     catalog,
     version: "0",
     log: () => {},
     stop: stop.signal,
     stdin: null,
     handover: null,
+    recorder: null,
   });
   mark(
     "serve() with stdin at EOF: tool registry, capabilities, MCP Server, stdio connect and close",

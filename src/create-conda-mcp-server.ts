@@ -103,7 +103,14 @@ export async function createCondaMcpServer(
   });
   const { discovery, catalog } = await discoverCatalog(config, log);
   const prepared = prepareServer(
-    { config, discovery, catalog, version: packageJson.version, log, handshakeSource: "server" },
+    {
+      config,
+      conda: discovery,
+      catalog,
+      version: packageJson.version,
+      log,
+      handshakeSource: "server",
+    },
     { onExecution: options.onExecution, filterTools: options.filterTools },
   );
   const server = createServer(prepared.deps);

@@ -26,9 +26,9 @@ export async function discoverCatalog(
       : null,
     log,
   });
-  const catalog = buildCatalog(discovery.introspection.tree, {
+  const catalog = buildCatalog(discovery.tree, {
     secretValues: credentialValues(config.env),
-    preParser: discovery.introspection.pre_parser,
+    preParser: discovery.preParser,
   });
   return { discovery, catalog };
 }

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import packageJson from "../package.json" with { type: "json" };
 import { type Config, parseConfig, usage } from "./config.ts";
 import { CondaMcpError } from "./errors.ts";
-import { LineReader } from "./server/line-reader.ts";
+import { LineReader } from "./stdio/line-reader.ts";
 import { answerFromSnapshot, type Handover } from "./warm-start/answer-from-snapshot.ts";
 import { readStartupSnapshot, snapshotPlace } from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";

@@ -2,9 +2,10 @@ import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
 import type { FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
-import type { LineReader } from "./server/line-reader.ts";
 import { serve } from "./server/serve.ts";
+import type { LineReader } from "./stdio/line-reader.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
+import { createSnapshotRecorder } from "./warm-start/create-snapshot-recorder.ts";
 import { writeAll } from "./write-all.ts";
 
 /**
@@ -25,12 +26,12 @@ export async function run(input: {
   const { config, log } = input;
   const { discovery, catalog } = await discoverCatalog(config, log, input.found);
   if (config.mode === "catalog") {
-    const header = `conda ${discovery.introspection.conda_version} at ${discovery.executable}`;
+    const { condaVersion, executable } = discovery.installation;
     await writeAll(
       process.stdout,
       config.json
-        ? `${JSON.stringify({ conda_version: discovery.introspection.conda_version, ...catalog }, null, 2)}\n`
-        : formatCatalog(catalog, header),
+        ? `${JSON.stringify({ conda_version: condaVersion, ...catalog }, null, 2)}\n`
+        : formatCatalog(catalog, `conda ${condaVersion} at ${executable}`),
     );
     return;
   }
@@ -39,5 +40,11 @@ export async function run(input: {
   const stop = new AbortController();
   process.once("SIGTERM", () => stop.abort());
   process.once("SIGINT", () => stop.abort());
-  await serve({ ...input, discovery, catalog, stop: stop.signal });
+  // A server that answers the handshake itself (no snapshot, or one recorded for another
+  // protocol version) records it for the next start.
+  const recorder =
+    config.http === null && !input.handover?.answeredInitialize
+      ? createSnapshotRecorder({ ...input, discovery })
+      : null;
+  await serve({ ...input, conda: discovery, catalog, stop: stop.signal, recorder });
 }

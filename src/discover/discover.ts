@@ -1,5 +1,6 @@
-import type { IntrospectionResult } from "../introspection-payload.ts";
+import type { DiscoveredConda, Installation } from "../installation.ts";
 import {
+  type CachedDiscovery,
   type CacheStamp,
   type CatalogCacheOptions,
   cacheStamp,
@@ -12,6 +13,7 @@ import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
 import { resolvePython } from "./resolve-python.ts";
+import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
 /** Options of {@link discover}. */
 export interface DiscoverOptions {
@@ -38,22 +40,12 @@ export interface FoundConda {
   catalogKey: string;
 }
 
-/** Everything later stages need to know about the user's conda. */
-export interface Discovery {
-  /** The conda executable that will be run. */
-  executable: string;
-  /** The interpreter that runs it. */
-  python: string;
+/** conda as discovered, and how: what the start-up needs beyond the tree and installation. */
+export interface Discovery extends DiscoveredConda {
+  /** How the interpreter was found. */
   pythonSource: PythonSource;
-  /** argv prefix that runs conda: `[executable]`, or `[python, "-m", "conda"]` in dev setups. */
-  condaArgv: string[];
-  introspection: IntrospectionResult;
-  /** Changes when conda, its interpreter or its plugins change (see computeFingerprint). */
-  fingerprint: string;
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
-  /** Whether the target's Python described conda just now or a still-valid cache entry did. */
-  source: "introspection" | "cache";
   /** The cache entry's key and the stamp that proves it current; null with `--no-cache`. */
   cache: { key: string; stamp: CacheStamp } | null;
 }
@@ -66,16 +58,10 @@ export interface Discovery {
 export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const env = { ...options.env };
   const { platform, timeoutMs } = options;
-  const found = options.found ?? null;
+  const which = options.which ? { which: options.which } : {};
   const executable =
-    found?.executable ??
-    findConda({
-      explicitPath: options.explicitPath ?? null,
-      env,
-      platform,
-      ...(options.which ? { which: options.which } : {}),
-    });
-
+    options.found?.executable ??
+    findConda({ explicitPath: options.explicitPath ?? null, env, platform, ...which });
   const cache: CatalogCacheOptions | null = options.cacheDir
     ? {
         cacheDir: options.cacheDir,
@@ -87,45 +73,69 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       }
     : null;
   // The key is taken before introspecting, so an entry never describes a later executable.
-  const key = cache ? (found?.catalogKey ?? catalogCacheKey(cache)) : null;
+  const key = cache ? (options.found?.catalogKey ?? catalogCacheKey(cache)) : null;
   if (cache && key) {
     const cached = await readCatalogCache(cache, key);
     if (cached) {
       const { stamp, ...restored } = cached;
-      return { executable, ...restored, pythonMs: 0, source: "cache", cache: { key, stamp } };
+      return discovered(executable, restored, "cache", 0, { key, stamp });
     }
   }
 
-  const resolved = await resolvePython(executable, {
-    env,
-    platform,
-    timeoutMs,
-    ...(options.which ? { which: options.which } : {}),
-  });
+  const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
   const started = performance.now();
   const introspection = await introspect(resolved.python, { env, platform, timeoutMs });
-  const introspectMs = performance.now() - started;
-  const fingerprint = computeFingerprint({
-    executable,
-    python: resolved.python,
-    siteDirs: introspection.site_dirs,
-    condaVersion: introspection.conda_version,
-  });
-  const discovered = {
+  const pythonMs = resolved.pythonMs + performance.now() - started;
+  const fresh: CachedDiscovery = {
     python: resolved.python,
     pythonSource: resolved.source,
     condaArgv: resolved.condaArgv,
     introspection,
-    fingerprint,
+    fingerprint: computeFingerprint({
+      executable,
+      python: resolved.python,
+      siteDirs: introspection.site_dirs,
+      condaVersion: introspection.conda_version,
+    }),
   };
-  const base = {
+  if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
+  const stamp = cacheStamp(cache, fresh);
+  await writeCatalogCache(cache, key, fresh, stamp);
+  return discovered(executable, fresh, "introspection", pythonMs, { key, stamp });
+}
+
+/** The tree and installation of a discovery, fresh or restored from the cache. */
+function discovered(
+  executable: string,
+  found: CachedDiscovery,
+  source: Installation["source"],
+  pythonMs: number,
+  cache: Discovery["cache"],
+): Discovery {
+  const { introspection: payload, python } = found;
+  const siteDirs = payload.site_dirs;
+  const condaVersion = payload.conda_version;
+  const installation: Installation = {
     executable,
-    ...discovered,
-    pythonMs: resolved.pythonMs + introspectMs,
-    source: "introspection" as const,
+    python,
+    condaArgv: found.condaArgv,
+    condaVersion,
+    rootPrefix: payload.root_prefix,
+    envsDirs: payload.envs_dirs,
+    siteDirs,
+    plugins: payload.external_plugins,
+    completionCacheDir: payload.completion?.cache_dir ?? null,
+    fingerprint: found.fingerprint,
+    currentFingerprint: () => computeFingerprint({ executable, python, siteDirs, condaVersion }),
+    currentPluginNames: () => scanCondaEntryPoints(siteDirs).flatMap((d) => d.entryPointNames),
+    source,
   };
-  if (!cache || !key) return { ...base, cache: null };
-  const stamp = cacheStamp(cache, discovered);
-  await writeCatalogCache(cache, key, discovered, stamp);
-  return { ...base, cache: { key, stamp } };
+  return {
+    tree: payload.tree,
+    preParser: payload.pre_parser,
+    installation,
+    pythonSource: found.pythonSource,
+    pythonMs,
+    cache,
+  };
 }

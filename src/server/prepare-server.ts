@@ -3,10 +3,8 @@ import type { Catalog } from "../catalog/catalog-types.ts";
 import { credentialValues } from "../catalog/credential-values.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
 import type { Config } from "../config.ts";
-import { computeFingerprint } from "../discover/compute-fingerprint.ts";
-import type { Discovery } from "../discover/discover.ts";
-import { scanCondaEntryPoints } from "../discover/scan-conda-entry-points.ts";
 import { CondaMcpError } from "../errors.ts";
+import type { DiscoveredConda } from "../installation.ts";
 import { findCallFacts } from "../policy/find-call-facts.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
@@ -48,7 +46,7 @@ export interface PreparedServer {
 export function prepareServer(
   input: {
     config: Config;
-    discovery: Discovery;
+    conda: DiscoveredConda;
     catalog: Catalog;
     version: string;
     log: (line: string) => void;
@@ -59,17 +57,17 @@ export function prepareServer(
   },
   hooks: PrepareHooks = {},
 ): PreparedServer {
-  const { config, discovery, catalog } = input;
+  const { config, catalog } = input;
+  const { installation } = input.conda;
   // What must never reach a client, from the server's environment: computed once.
   const secretValues = credentialValues(config.env);
-  const { introspection } = discovery;
   const policy = {
     allowWrite: config.allowWrite,
     allowDestructive: config.allowDestructive,
     allowExec: config.allowExec,
   };
 
-  const completionDist = introspection.external_plugins.find(
+  const completionDist = installation.plugins.find(
     (p) => p.project_name.toLowerCase() === COMPLETION_DISTRIBUTION,
   );
   const cliCommand = completionDist
@@ -78,13 +76,12 @@ export function prepareServer(
           env: config.env,
           platform: config.platform,
           home: config.home,
-          pythonCacheDir: introspection.completion?.cache_dir ?? null,
+          pythonCacheDir: installation.completionCacheDir,
           cwd: config.cwd,
         }),
         installedVersion: completionDist.version,
         // Rescanned per call (no Python): a plugin installed since startup makes the manifest stale.
-        currentPluginNames: () =>
-          scanCondaEntryPoints(introspection.site_dirs).flatMap((d) => d.entryPointNames),
+        currentPluginNames: installation.currentPluginNames,
       })
     : null;
 
@@ -115,15 +112,15 @@ export function prepareServer(
   const capabilitiesJson = () => {
     capabilities ??= buildCapabilities({
       serverVersion: input.version,
-      targetExecutable: discovery.executable,
-      condaVersion: introspection.conda_version,
-      fingerprint: discovery.fingerprint,
-      catalogSource: discovery.source,
+      targetExecutable: installation.executable,
+      condaVersion: installation.condaVersion,
+      fingerprint: installation.fingerprint,
+      catalogSource: installation.source,
       handshakeSource: input.handshakeSource,
       catalog,
-      tree: introspection.tree,
+      tree: input.conda.tree,
       secretValues,
-      plugins: introspection.external_plugins,
+      plugins: installation.plugins,
       listedTools: entries.map((e) => e.definition.name),
       policy,
     });
@@ -134,7 +131,7 @@ export function prepareServer(
   const running = new Set<Promise<ExecutionResult>>();
   const runConda = createRunConda({
     config,
-    condaArgv: discovery.condaArgv,
+    condaArgv: installation.condaArgv,
     shutdown: shutdown.signal,
     running,
     log: input.log,
@@ -151,22 +148,16 @@ export function prepareServer(
     cwd: config.cwd,
     findFacts: (argv, cwd, signal) =>
       findCallFacts(
-        { python: discovery.python, argv, cwd, env: config.env, secretValues },
+        { python: installation.python, argv, cwd, env: config.env, secretValues },
         { platform: config.platform, timeoutMs: FACTS_TIMEOUT_MS, signal },
       ),
     timeoutMs: config.timeoutMs,
     executeTool,
     maxOutputBytes: config.maxOutputBytes,
     runConda,
-    currentFingerprint: () =>
-      computeFingerprint({
-        executable: discovery.executable,
-        python: discovery.python,
-        siteDirs: introspection.site_dirs,
-        condaVersion: introspection.conda_version,
-      }),
+    currentFingerprint: installation.currentFingerprint,
     // What the listed tools were built from: with a handover, the snapshot's discovery.
-    startupFingerprint: input.startupFingerprint ?? discovery.fingerprint,
+    startupFingerprint: input.startupFingerprint ?? installation.fingerprint,
     cliCommand,
     log: input.log,
   };

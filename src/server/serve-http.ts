@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { checkClientMessage } from "../check-client-message.ts";
 import type { HttpListen } from "../config.ts";
 import { CondaMcpError } from "../errors.ts";
-import { checkClientMessage } from "./check-client-message.ts";
 import { createRequestGuard, MCP_HTTP_PATH } from "./create-request-guard.ts";
 import { jsonRpcError } from "./http-json-error.ts";
 import { type HttpMessage, HttpSessions } from "./http-sessions.ts";

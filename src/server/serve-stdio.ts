@@ -1,6 +1,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { LineReader } from "./line-reader.ts";
-import { StdioLineTransport, type StdioLineTransportOptions } from "./stdio-line-transport.ts";
+import type { LineReader } from "../stdio/line-reader.ts";
+import {
+  StdioLineTransport,
+  type StdioLineTransportOptions,
+} from "../stdio/stdio-line-transport.ts";
 
 /**
  * Serves MCP on stdin/stdout until the client closes stdin, then aborts running calls (their

@@ -1,16 +1,14 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import type { Config } from "../config.ts";
-import type { Discovery } from "../discover/discover.ts";
+import type { DiscoveredConda } from "../installation.ts";
+import { LineReader } from "../stdio/line-reader.ts";
 import type { Handover } from "../warm-start/answer-from-snapshot.ts";
-import { recordHandshake } from "../warm-start/record-handshake.ts";
-import { snapshotPlaceFor, writeStartupSnapshot } from "../warm-start/startup-snapshot.ts";
+import type { SnapshotRecorder } from "../warm-start/create-snapshot-recorder.ts";
 import { createServer } from "./create-server.ts";
-import { LineReader } from "./line-reader.ts";
 import { prepareServer } from "./prepare-server.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
-import type { TransportObserver } from "./stdio-line-transport.ts";
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -24,18 +22,21 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
  * closes) or, with --http, on Streamable HTTP; `stop` (SIGTERM/SIGINT) ends either. Every session
  * shares one policy and one FIFO execution queue; on the way out running calls are aborted and
  * their process trees are gone before this resolves. On stdio it takes over from the start-up
- * answerer (`handover`), or else records its handshake answers as the next start's snapshot.
+ * answerer (`handover`: the messages it handled are replayed), and lets `observer` watch.
  */
 export async function serve(input: {
   config: Config;
-  discovery: Discovery;
+  conda: DiscoveredConda;
   catalog: Catalog;
   version: string;
   log: (line: string) => void;
   stop: AbortSignal;
   /** The stdin reader main.ts started (lines read so far wait in it); null makes one. */
   stdin: LineReader | null;
+  /** What the start-up answerer did before; null when it did not run. */
   handover: Handover | null;
+  /** Records the stdio session's handshake for the next start; awaited before returning. */
+  recorder: SnapshotRecorder | null;
 }): Promise<void> {
   const { config, handover } = input;
   const { deps, shutdown, settled } = prepareServer({
@@ -59,9 +60,7 @@ export async function serve(input: {
     });
   } else {
     const server = createServer(deps);
-    // A server that answers the handshake itself (no snapshot, or one recorded for another
-    // protocol version) records it for the next start.
-    const snapshot = handover?.answeredInitialize ? null : snapshotRecorder(input);
+    const snapshot = input.recorder;
     const stdio = serveStdio(server, shutdown, {
       reader: input.stdin ?? new LineReader(process.stdin),
       // Only plain handshake messages are handed over (see handshake-shapes.ts).
@@ -77,31 +76,4 @@ export async function serve(input: {
   }
   shutdown.abort();
   await settled();
-}
-
-/**
- * Watches a stdio session and, once the server has answered a plain initialize and tools/list,
- * stores those answers as the startup snapshot (see warm-start/); null without a catalog cache.
- */
-function snapshotRecorder(input: {
-  config: Config;
-  discovery: Discovery;
-  version: string;
-  log: (line: string) => void;
-}): { observer: TransportObserver; written: () => Promise<void> } | null {
-  const { config, discovery } = input;
-  const cache = discovery.cache;
-  if (cache === null) return null;
-  const place = snapshotPlaceFor(
-    config,
-    { executable: discovery.executable, catalogKey: cache.key },
-    input.version,
-    input.log,
-  );
-  if (place === null) return null;
-  let written: Promise<void> = Promise.resolve();
-  const observer = recordHandshake((handshake) => {
-    written = writeStartupSnapshot(place, { stamp: cache.stamp, ...handshake });
-  });
-  return { observer, written: () => written };
 }

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { InputLine, LineReader } from "../server/line-reader.ts";
+import type { InputLine, LineReader } from "../stdio/line-reader.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
 import type { StartupSnapshot } from "./startup-snapshot.ts";
 

@@ -158,7 +158,7 @@ describeRealConda("hostile tool arguments through the server on the real conda",
   let sandbox: RealCondaSandbox;
   beforeAll(async () => {
     sandbox = await makeRealCondaSandbox();
-    await serveConda(sandbox.condaExe, sandbox.discovery.python, sandbox.env);
+    await serveConda(sandbox.condaExe, sandbox.discovery.installation.python, sandbox.env);
   }, 120_000);
   afterAll(async () => {
     await server?.close();

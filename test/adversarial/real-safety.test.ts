@@ -626,7 +626,7 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     const root = sandbox.root;
     world = {
       root,
-      base: sandbox.discovery.introspection.root_prefix,
+      base: sandbox.discovery.installation.rootPrefix,
       envs: sandbox.envsDir,
       work: join(root, "work"),
       channel: sandbox.channel,

@@ -290,7 +290,7 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
         const out = info.structuredContent as { exit_code: number; parsed_json: unknown };
         expect(out.exit_code).toBe(0);
         expect((out.parsed_json as { conda_version?: string }).conda_version).toBe(
-          sandbox.discovery.introspection.conda_version,
+          sandbox.discovery.installation.condaVersion,
         );
         const ran = (await server.client.callTool(
           { name: "conda_run", arguments: { executable_call: ["echo", "-version", "--json"] } },

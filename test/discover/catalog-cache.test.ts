@@ -107,16 +107,26 @@ function withConda(
   };
 }
 
-const commands = (discovery: Discovery) =>
-  discovery.introspection.tree.subcommands.map((sub) => sub.command);
+/** A discovery's data, without the installation's functions, with `changes` applied. */
+function plain(discovery: Discovery, changes: { pythonMs?: number; source?: string } = {}) {
+  const {
+    currentFingerprint: _f,
+    currentPluginNames: _p,
+    ...installation
+  } = discovery.installation;
+  const { pythonMs = discovery.pythonMs, source = installation.source } = changes;
+  return { ...discovery, pythonMs, installation: { ...installation, source } };
+}
+
+const commands = (discovery: Discovery) => discovery.tree.subcommands.map((sub) => sub.command);
 
 describe("warm starts", () => {
   test(
     "a cold start introspects and writes one private entry; the next start uses it without Python",
     withConda({}, async (conda) => {
       const cold = await conda.discover();
-      expect(cold.source).toBe("introspection");
-      expect(cold.python).toBe(conda.wrapper);
+      expect(cold.installation.source).toBe("introspection");
+      expect(cold.installation.python).toBe(conda.wrapper);
       expect(cold.pythonMs).toBeGreaterThan(0);
       expect(await conda.runs()).toBe(1);
 
@@ -127,7 +137,7 @@ describe("warm starts", () => {
       expect((await stat(join(conda.cacheDir, entries[0] ?? ""))).mode & 0o777).toBe(0o600);
 
       const warm = await conda.discover();
-      expect(warm).toEqual({ ...cold, pythonMs: 0, source: "cache" });
+      expect(plain(warm)).toEqual(plain(cold, { pythonMs: 0, source: "cache" }));
       expect(await conda.runs()).toBe(1);
       expect(await conda.entries()).toEqual(entries);
       expect(conda.logs).toEqual([]);
@@ -146,9 +156,11 @@ describe("warm starts", () => {
       expect(text.includes(secret)).toBe(false);
 
       // Variables that do not change conda leave the entry valid; those that may do not.
-      expect((await conda.discover({ env: { ...env, UNRELATED: "1" } })).source).toBe("cache");
+      expect((await conda.discover({ env: { ...env, UNRELATED: "1" } })).installation.source).toBe(
+        "cache",
+      );
       const changed = { ...env, CONDA_MCP_TEST_TOKEN: "other" };
-      expect((await conda.discover({ env: changed })).source).toBe("introspection");
+      expect((await conda.discover({ env: changed })).installation.source).toBe("introspection");
       expect(await conda.entries()).toHaveLength(2);
     }),
     TEST_TIMEOUT,
@@ -160,23 +172,21 @@ describe("a changed conda is never served a stale catalog", () => {
     "installing a plugin distribution invalidates the entry, and so does removing it",
     withConda({ withPlugins: false }, async (conda) => {
       expect(commands(await conda.discover())).not.toContain("tools");
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("cache");
 
       await cp(join(PLUGINS_DIR, "tools"), conda.fixture.sitePackages, { recursive: true });
       const added = await conda.discover();
-      expect(added.source).toBe("introspection");
+      expect(added.installation.source).toBe("introspection");
       expect(commands(added)).toContain("tools");
-      expect(added.introspection.external_plugins.map((p) => p.project_name)).toContain(
-        "fixture-tools",
-      );
-      expect((await conda.discover()).source).toBe("cache");
+      expect(added.installation.plugins.map((p) => p.project_name)).toContain("fixture-tools");
+      expect((await conda.discover()).installation.source).toBe("cache");
 
       await rm(join(conda.fixture.sitePackages, "fixture_tools-2.1.0.dist-info"), {
         recursive: true,
       });
       await rm(join(conda.fixture.sitePackages, "fixture_tools"), { recursive: true });
       const removed = await conda.discover();
-      expect(removed.source).toBe("introspection");
+      expect(removed.installation.source).toBe("introspection");
       expect(commands(removed)).not.toContain("tools");
       expect(await conda.runs()).toBe(3);
       expect(await conda.entries()).toHaveLength(1);
@@ -191,9 +201,9 @@ describe("a changed conda is never served a stale catalog", () => {
       const site = conda.fixture.sitePackages;
       await rename(join(site, "conda-26.7.0.dist-info"), join(site, "conda-26.9.0.dist-info"));
       const after = await conda.discover();
-      expect(after.source).toBe("introspection");
-      expect(after.fingerprint).not.toBe(before.fingerprint);
-      expect((await conda.discover()).source).toBe("cache");
+      expect(after.installation.source).toBe("introspection");
+      expect(after.installation.fingerprint).not.toBe(before.installation.fingerprint);
+      expect((await conda.discover()).installation.source).toBe("cache");
       expect(await conda.runs()).toBe(2);
     }),
     TEST_TIMEOUT,
@@ -205,12 +215,12 @@ describe("a changed conda is never served a stale catalog", () => {
       await conda.discover();
       const script = conda.fixture.condaExe;
       await writeFile(script, `${await readFile(script, "utf8")}# updated\n`);
-      expect((await conda.discover()).source).toBe("introspection");
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("introspection");
+      expect((await conda.discover()).installation.source).toBe("cache");
 
       await writeFile(conda.wrapper, `${await readFile(conda.wrapper, "utf8")}# updated\n`);
-      expect((await conda.discover()).source).toBe("introspection");
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("introspection");
+      expect((await conda.discover()).installation.source).toBe("cache");
       expect(await conda.runs()).toBe(3);
     }),
     TEST_TIMEOUT,
@@ -220,16 +230,20 @@ describe("a changed conda is never served a stale catalog", () => {
     "another executable of the same installation gets its own entry",
     withConda({}, async (conda) => {
       const condabin = join(conda.fixture.prefix, "condabin", "conda");
-      expect((await conda.discover()).source).toBe("introspection");
+      expect((await conda.discover()).installation.source).toBe("introspection");
       const other = await conda.discover({ explicitPath: condabin });
-      expect(other.source).toBe("introspection");
-      expect(other.executable).toBe(condabin);
-      expect(other.condaArgv).toEqual([condabin]);
+      expect(other.installation.source).toBe("introspection");
+      expect(other.installation.executable).toBe(condabin);
+      expect(other.installation.condaArgv).toEqual([condabin]);
       expect(await conda.entries()).toHaveLength(2);
 
-      expect((await conda.discover()).executable).toBe(conda.fixture.condaExe);
+      expect((await conda.discover()).installation.executable).toBe(conda.fixture.condaExe);
       const again = await conda.discover({ explicitPath: condabin });
-      expect(again).toMatchObject({ source: "cache", executable: condabin, condaArgv: [condabin] });
+      expect(again.installation).toMatchObject({
+        source: "cache",
+        executable: condabin,
+        condaArgv: [condabin],
+      });
       expect(await conda.runs()).toBe(2);
     }),
     TEST_TIMEOUT,
@@ -241,14 +255,14 @@ describe("a changed conda is never served a stale catalog", () => {
       expect(commands(await conda.discover())).toContain("greet");
       const env = { ...conda.env, CONDA_NO_PLUGINS: "true" };
       const bare = await conda.discover({ env });
-      expect(bare.source).toBe("introspection");
+      expect(bare.installation.source).toBe("introspection");
       expect(commands(bare)).not.toContain("greet");
 
       const bareAgain = await conda.discover({ env });
-      expect(bareAgain.source).toBe("cache");
+      expect(bareAgain.installation.source).toBe("cache");
       expect(commands(bareAgain)).not.toContain("greet");
       const full = await conda.discover();
-      expect(full.source).toBe("cache");
+      expect(full.installation.source).toBe("cache");
       expect(commands(full)).toContain("greet");
     }),
     TEST_TIMEOUT,
@@ -260,18 +274,18 @@ describe("a changed conda is never served a stale catalog", () => {
       expect(commands(await conda.discover())).toContain("greet");
       await writeFile(join(conda.fixture.prefix, ".condarc"), "no_plugins: true\n");
       const disabled = await conda.discover();
-      expect(disabled.source).toBe("introspection");
+      expect(disabled.installation.source).toBe("introspection");
       expect(commands(disabled)).not.toContain("greet");
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("cache");
 
       const condarc = join(conda.fixture.root, "condarc.yml");
       await writeFile(condarc, "no_plugins: false\n");
       const env = { ...conda.env, CONDARC: condarc };
       expect(commands(await conda.discover({ env }))).toContain("greet");
-      expect((await conda.discover({ env })).source).toBe("cache");
+      expect((await conda.discover({ env })).installation.source).toBe("cache");
       await writeFile(condarc, "no_plugins: true\n");
       const edited = await conda.discover({ env });
-      expect(edited.source).toBe("introspection");
+      expect(edited.installation.source).toBe("introspection");
       expect(commands(edited)).not.toContain("greet");
     }),
     TEST_TIMEOUT,
@@ -288,13 +302,14 @@ describe("a changed conda is never served a stale catalog", () => {
       }
       const withPath = (dir: string) => ({ env: { ...conda.env, PATH: `${dir}:/usr/bin:/bin` } });
       const first = await conda.discover(withPath(dirs[0] ?? ""));
-      expect(first).toMatchObject({ source: "introspection", pythonSource: "env-shebang" });
-      expect(first.python).toBe(join(dirs[0] ?? "", "python"));
-      expect((await conda.discover(withPath(dirs[0] ?? ""))).source).toBe("cache");
+      expect(first.installation.source).toBe("introspection");
+      expect(first.pythonSource).toBe("env-shebang");
+      expect(first.installation.python).toBe(join(dirs[0] ?? "", "python"));
+      expect((await conda.discover(withPath(dirs[0] ?? ""))).installation.source).toBe("cache");
 
       const second = await conda.discover(withPath(dirs[1] ?? ""));
-      expect(second.source).toBe("introspection");
-      expect(second.python).toBe(join(dirs[1] ?? "", "python"));
+      expect(second.installation.source).toBe("introspection");
+      expect(second.installation.python).toBe(join(dirs[1] ?? "", "python"));
       expect(await conda.runs()).toBe(2);
     }),
     TEST_TIMEOUT,
@@ -305,7 +320,7 @@ describe("a changed conda is never served a stale catalog", () => {
     withConda({}, async (conda) => {
       await conda.discover();
       const moved = await conda.discover({ env: { ...conda.env, PATH: "/usr/bin:/bin" } });
-      expect(moved.source).toBe("cache");
+      expect(moved.installation.source).toBe("cache");
     }),
     TEST_TIMEOUT,
   );
@@ -433,7 +448,7 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
       const runsBefore = await conda.runs();
       conda.logs.length = 0;
       const discovery = await conda.discover();
-      expect(discovery.source).toBe("introspection");
+      expect(discovery.installation.source).toBe("introspection");
       expect(await conda.runs()).toBe(runsBefore + 1);
       expect(conda.logs).toHaveLength(1);
       expect(conda.logs[0]).toStartWith("catalog cache: entry ignored, ");
@@ -445,7 +460,7 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
       expect(info.isFile()).toBe(true);
       expect(info.mode & 0o777).toBe(0o600);
       expect(info.size).toBeLessThan(MAX_CATALOG_CACHE_BYTES);
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("cache");
       expect(await conda.entries()).toEqual([entryFile.split("/").pop() ?? ""]);
     },
     TEST_TIMEOUT,
@@ -457,10 +472,10 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
       await writeFile(entryFile, valid, { mode: 0o600 });
       await chown(entryFile, 65534, 65534);
       conda.logs.length = 0;
-      expect((await conda.discover()).source).toBe("introspection");
+      expect((await conda.discover()).installation.source).toBe("introspection");
       expect(conda.logs[0]).toContain("not a private file of this user");
       expect((await stat(entryFile)).uid).toBe(0);
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("cache");
     },
     TEST_TIMEOUT,
   );
@@ -471,7 +486,7 @@ describe("writing the cache", () => {
     "cacheDir null never reads or writes the cache",
     withConda({}, async (conda) => {
       const uncached = await conda.discover({ cacheDir: null });
-      expect(uncached.source).toBe("introspection");
+      expect(uncached.installation.source).toBe("introspection");
       expect(await conda.entries()).toEqual([]);
       expect(await readdir(conda.fixture.home)).toEqual([]);
 
@@ -480,7 +495,7 @@ describe("writing the cache", () => {
       const file = join(conda.cacheDir, entry ?? "");
       const before = await stat(file);
       const again = await conda.discover({ cacheDir: null });
-      expect(again.source).toBe("introspection");
+      expect(again.installation.source).toBe("introspection");
       expect(await conda.runs()).toBe(3);
       expect(await conda.entries()).toEqual([entry ?? ""]);
       expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
@@ -492,17 +507,18 @@ describe("writing the cache", () => {
     "two concurrent cold starts both succeed and leave one valid entry and no temporary file",
     withConda({}, async (conda) => {
       const [a, b] = await Promise.all([conda.discover(), conda.discover()]);
-      expect(a.source).toBe("introspection");
-      expect(b.source).toBe("introspection");
-      expect(a.fingerprint).toBe(b.fingerprint);
+      expect(a.installation.source).toBe("introspection");
+      expect(b.installation.source).toBe("introspection");
+      expect(a.installation.fingerprint).toBe(b.installation.fingerprint);
       expect(commands(a)).toEqual(commands(b));
       const entries = await conda.entries();
       expect(entries).toHaveLength(1);
       expect(entries[0]).toMatch(ENTRY);
       // Whichever rename came last won; the entry is one of the two, whole.
       const warm = await conda.discover();
-      expect(warm.source).toBe("cache");
-      expect([a.introspection, b.introspection]).toContainEqual(warm.introspection);
+      expect(warm.installation.source).toBe("cache");
+      const cached = { pythonMs: 0, source: "cache" };
+      expect([plain(a, cached), plain(b, cached)]).toContainEqual(plain(warm));
       expect(await conda.runs()).toBe(2);
       expect(conda.logs).toEqual([]);
     }),
@@ -549,7 +565,7 @@ describe("writing the cache", () => {
       const file = join(conda.cacheDir, entry ?? "");
       const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
       await utimes(file, monthAgo, monthAgo);
-      expect((await conda.discover()).source).toBe("cache");
+      expect((await conda.discover()).installation.source).toBe("cache");
       expect((await stat(file)).mtimeMs).toBeGreaterThan(monthAgo.getTime() + 24 * 3600 * 1000);
 
       // A cold start for another environment prunes around it and leaves it in place.
@@ -565,7 +581,7 @@ describe("writing the cache", () => {
       const blocker = join(conda.fixture.root, "not-a-folder");
       await writeFile(blocker, "");
       const discovery = await conda.discover({ cacheDir: join(blocker, "conda-mcp") });
-      expect(discovery.source).toBe("introspection");
+      expect(discovery.installation.source).toBe("introspection");
       expect(conda.logs).toEqual(["catalog cache: not written (ENOTDIR)"]);
     }),
     TEST_TIMEOUT,
@@ -580,7 +596,7 @@ describe("writing the cache", () => {
       await rm(file);
       await mkdir(join(file, "blocked"), { recursive: true });
       const discovery = await conda.discover();
-      expect(discovery.source).toBe("introspection");
+      expect(discovery.installation.source).toBe("introspection");
       expect(conda.logs).toHaveLength(2);
       expect(conda.logs[0]).toBe("catalog cache: entry ignored, it is not a regular file");
       expect(conda.logs[1]).toStartWith("catalog cache: not written (");

@@ -21,17 +21,17 @@ describe("discover", () => {
       timeoutMs: TIMEOUT,
       cacheDir: null,
     });
-    expect(discovery.executable).toBe(fixture.condaExe);
-    expect(discovery.python).toBe(fixture.python);
+    expect(discovery.installation.executable).toBe(fixture.condaExe);
+    expect(discovery.installation.python).toBe(fixture.python);
     expect(discovery.pythonSource).toBe("sh-trampoline");
-    expect(discovery.condaArgv).toEqual([fixture.condaExe]);
-    expect(discovery.introspection.conda_version).toBe("26.7.0");
+    expect(discovery.installation.condaArgv).toEqual([fixture.condaExe]);
+    expect(discovery.installation.condaVersion).toBe("26.7.0");
     expect(discovery.pythonMs).toBeGreaterThan(0);
-    expect(discovery.fingerprint).toBe(
+    expect(discovery.installation.fingerprint).toBe(
       computeFingerprint({
         executable: fixture.condaExe,
         python: fixture.python,
-        siteDirs: discovery.introspection.site_dirs,
+        siteDirs: discovery.installation.siteDirs,
         condaVersion: "26.7.0",
       }),
     );
@@ -45,15 +45,15 @@ describe("discover", () => {
       timeoutMs: TIMEOUT,
       cacheDir: null,
     });
-    expect(viaOption.executable).toBe(fixture.condaExe);
+    expect(viaOption.installation.executable).toBe(fixture.condaExe);
     const viaPath = await discover({
       env: fixture.env,
       platform: process.platform,
       timeoutMs: TIMEOUT,
       cacheDir: null,
     });
-    expect(viaPath.executable).toBe(fixture.condaExe);
-    expect(viaPath.fingerprint).toBe(viaOption.fingerprint);
+    expect(viaPath.installation.executable).toBe(fixture.condaExe);
+    expect(viaPath.installation.fingerprint).toBe(viaOption.installation.fingerprint);
   });
 
   test("--no-plugins in the environment hides external plugin commands, as in conda", async () => {

@@ -62,7 +62,7 @@ function shapeOf(action: RawAction): Record<string, unknown> {
 
 describeRealConda("the fixture conda follows the real one", () => {
   test("every command and option both have is shaped alike", () => {
-    const real = parsersByPath(sandbox.discovery.introspection.tree);
+    const real = parsersByPath(sandbox.discovery.tree);
     const differences: string[] = [];
     let compared = 0;
     for (const [path, parser] of parsersByPath(fixtureTree.tree)) {
@@ -83,7 +83,7 @@ describeRealConda("the fixture conda follows the real one", () => {
   });
 
   test("both have the same global pre-parser", () => {
-    expect(fixtureTree.pre_parser).toEqual(sandbox.discovery.introspection.pre_parser);
+    expect(fixtureTree.pre_parser).toEqual(sandbox.discovery.preParser);
   });
 
   test("both accept and refuse the same argvs where conda checks values itself", async () => {
@@ -109,7 +109,7 @@ describeRealConda("the fixture conda follows the real one", () => {
       }));
     const [ours, conda] = await Promise.all([
       verdicts(fixture.python, fixture.env),
-      verdicts(sandbox.discovery.python, sandbox.env),
+      verdicts(sandbox.discovery.installation.python, sandbox.env),
     ]);
     expect(ours).toEqual(conda);
   }, 120_000);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { CondaMcpError } from "../../src/errors.ts";
+import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 

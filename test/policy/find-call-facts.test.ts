@@ -92,7 +92,7 @@ describeRealConda("findCallFacts on the real conda", () => {
     await makeEnv(join(sandbox.envsDir, "outer", "deep", "inner"));
     await makeEnv(join(sandbox.envsDir, "alone"));
     await mkdir(join(sandbox.envsDir, "plain"), { recursive: true });
-    ask = asker(sandbox.discovery.python, sandbox.env, work);
+    ask = asker(sandbox.discovery.installation.python, sandbox.env, work);
   });
   afterAll(() => sandbox.cleanup());
 
@@ -156,7 +156,7 @@ describeRealConda("findCallFacts on the real conda", () => {
   });
 
   test("every spelling of base is the base environment", async () => {
-    const root = sandbox.discovery.introspection.root_prefix;
+    const root = sandbox.discovery.installation.rootPrefix;
     for (const argv of [
       ["remove", "--all", "-n", "base"],
       ["remove", "--all", "-n", "root"],

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
+import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
@@ -94,6 +94,6 @@ describeRealConda("preParsedOption agrees with the real conda's pre-parser", () 
   afterAll(() => sandbox?.cleanup());
 
   test("for 400 tokens near its global options", async () => {
-    expect(await disagreements(sandbox.discovery.python, sandbox.env)).toEqual([]);
+    expect(await disagreements(sandbox.discovery.installation.python, sandbox.env)).toEqual([]);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
 import { introspect } from "../../src/discover/introspect.ts";
-import type { IntrospectionResult } from "../../src/introspection-payload.ts";
+import type { DiscoveredConda } from "../../src/installation.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
@@ -34,15 +34,15 @@ afterAll(() => fixture?.cleanup());
 async function roundTrip(
   python: string,
   env: Record<string, string | undefined>,
-  tree: IntrospectionResult,
+  conda: Pick<DiscoveredConda, "tree" | "preParser">,
 ) {
-  const tools = buildCatalog(tree.tree, { preParser: tree.pre_parser }).commands.filter(
+  const tools = buildCatalog(conda.tree, { preParser: conda.preParser }).commands.filter(
     (c) => c.status === "tool",
   );
   const cases: { command: CatalogCommand; args: Record<string, unknown>; argv: string[] }[] = [];
   for (const [index, command] of tools.entries()) {
     const schema = buildInputSchema(command);
-    for (const args of fc.sample(argsArb(command, condaDomainArb(tree.tree, command)), {
+    for (const args of fc.sample(argsArb(command, condaDomainArb(conda.tree, command)), {
       numRuns: RUNS_PER_TOOL,
       seed: 1000 + index,
     })) {
@@ -62,19 +62,22 @@ async function roundTrip(
     120_000,
   );
   const failures = cases.flatMap(({ command, args, argv }, i) =>
-    findParseMismatches(tree.tree, command, args, argv, outcomes[i]),
+    findParseMismatches(conda.tree, command, args, argv, outcomes[i]),
   );
   return { tools: tools.length, cases: cases.length, failures };
 }
 
 describe("generated arguments survive the target's own argparse", () => {
   test("every generated fixture tool parses back to exactly the intended values", async () => {
-    const tree = await introspect(fixture.python, {
+    const payload = await introspect(fixture.python, {
       env: fixture.env,
       timeoutMs: 60_000,
       platform: process.platform,
     });
-    const { tools, failures } = await roundTrip(fixture.python, fixture.env, tree);
+    const { tools, failures } = await roundTrip(fixture.python, fixture.env, {
+      tree: payload.tree,
+      preParser: payload.pre_parser,
+    });
     expect(tools).toBeGreaterThan(25);
     expect(failures.slice(0, 10)).toEqual([]);
   }, 180_000);
@@ -89,7 +92,7 @@ describeRealConda("generated arguments survive the real conda's own parsing", ()
 
   test("every generated tool parses back to exactly the intended values, global pre-parse included", async () => {
     const { discovery, env } = sandbox;
-    const { tools, failures } = await roundTrip(discovery.python, env, discovery.introspection);
+    const { tools, failures } = await roundTrip(discovery.installation.python, env, discovery);
     expect(tools).toBeGreaterThan(30);
     expect(failures.slice(0, 10)).toEqual([]);
   }, 300_000);

@@ -83,7 +83,7 @@ describeRealConda("the server over stdio", () => {
     const read = await server.client.readResource({ uri: "conda://capabilities" });
     const content = read.contents[0];
     const capabilities = JSON.parse(content && "text" in content ? content.text : "{}");
-    expect(capabilities.conda_version).toBe(sandbox.discovery.introspection.conda_version);
+    expect(capabilities.conda_version).toBe(sandbox.discovery.installation.condaVersion);
     expect(JSON.stringify(capabilities)).toContain("menuinst");
   });
 
@@ -92,8 +92,8 @@ describeRealConda("the server over stdio", () => {
     const outcome = structured(result);
     expect(outcome.exit_code).toBe(0);
     const info = outcome.parsed_json as Record<string, unknown>;
-    expect(info.conda_version).toBe(sandbox.discovery.introspection.conda_version);
-    expect(info.root_prefix).toBe(sandbox.discovery.introspection.root_prefix);
+    expect(info.conda_version).toBe(sandbox.discovery.installation.condaVersion);
+    expect(info.root_prefix).toBe(sandbox.discovery.installation.rootPrefix);
     expect(info.envs_dirs).toContain(sandbox.envsDir);
   });
 

@@ -95,7 +95,7 @@ export async function makeRealCondaSandbox(
     };
     const made = await run(
       [
-        discovery.python,
+        discovery.installation.python,
         "-B",
         CHANNEL_SCRIPT,
         channelDir,
@@ -105,7 +105,7 @@ export async function makeRealCondaSandbox(
     );
     if (made.exitCode !== 0) throw new Error(`make-test-channel.py failed: ${made.stderr}`);
     const conda = (args: string[], options: { cwd?: string } = {}) =>
-      run([...discovery.condaArgv, ...args], 300_000, options.cwd);
+      run([...discovery.installation.condaArgv, ...args], 300_000, options.cwd);
     return {
       condaExe,
       discovery,

@@ -45,12 +45,13 @@ const written: string[] = [];
 beforeAll(async () => {
   if (!process.env.CONDA_MCP_TEST_CONDA) return;
   sandbox = await makeRealCondaSandbox();
-  const { introspection } = sandbox.discovery;
   sitePackages =
-    introspection.site_dirs.find((dir) => existsSync(join(dir, "conda", "__init__.py"))) ?? "";
+    sandbox.discovery.installation.siteDirs.find((dir) =>
+      existsSync(join(dir, "conda", "__init__.py")),
+    ) ?? "";
   allowed =
     sitePackages !== "" &&
-    (existsSync(join(introspection.root_prefix, ".real-conda-kit")) ||
+    (existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit")) ||
       process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1");
 }, 120_000);
 

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { checkClientMessage, type ErrorReply, errorReply } from "./check-client-message.ts";
+import { checkClientMessage, type ErrorReply, errorReply } from "../check-client-message.ts";
 import type { InputLine, LineConsumer, LineReader } from "./line-reader.ts";
 
 /** Sees every message that passes through the transport, in order. */

@@ -10,7 +10,7 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isJsonObject } from "../is-json-object.ts";
+import { isJsonObject } from "./is-json-object.ts";
 
 /** A JSON-RPC error reply; `id` is null when the request's id could not be read. */
 export interface ErrorReply {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { type InputLine, type LineConsumer, LineReader } from "../../src/server/line-reader.ts";
+import { type InputLine, type LineConsumer, LineReader } from "../../src/stdio/line-reader.ts";
 
 /** A consumer that takes lines until `refuseFrom` says no, recording what it saw. */
 function recorder(refuseFrom: (line: InputLine) => boolean = () => false) {

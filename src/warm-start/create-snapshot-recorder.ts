@@ -1,0 +1,38 @@
+import type { Config } from "../config.ts";
+import type { Discovery } from "../discover/discover.ts";
+import type { TransportObserver } from "../stdio/stdio-line-transport.ts";
+import { recordHandshake } from "./record-handshake.ts";
+import { snapshotPlaceFor, writeStartupSnapshot } from "./startup-snapshot.ts";
+
+/** Watches a stdio session for its handshake answers; `written` settles once they are stored. */
+export interface SnapshotRecorder {
+  observer: TransportObserver;
+  written: () => Promise<void>;
+}
+
+/**
+ * Watches a stdio session and, once the server has answered a plain initialize and tools/list,
+ * stores those answers as the next start's snapshot; null without a catalog cache.
+ */
+export function createSnapshotRecorder(input: {
+  config: Config;
+  discovery: Discovery;
+  version: string;
+  log: (line: string) => void;
+}): SnapshotRecorder | null {
+  const { config, discovery } = input;
+  const cache = discovery.cache;
+  if (cache === null) return null;
+  const place = snapshotPlaceFor(
+    config,
+    { executable: discovery.installation.executable, catalogKey: cache.key },
+    input.version,
+    input.log,
+  );
+  if (place === null) return null;
+  let written: Promise<void> = Promise.resolve();
+  const observer = recordHandshake((handshake) => {
+    written = writeStartupSnapshot(place, { stamp: cache.stamp, ...handshake });
+  });
+  return { observer, written: () => written };
+}
