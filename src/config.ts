@@ -1,4 +1,5 @@
-import { CondaMcpError } from "./errors.ts";
+import { invalidOption } from "./config/invalid-option.ts";
+import { parseHttpListen } from "./config/parse-http-listen.ts";
 import { POLICY_STARTUP_OPTIONS } from "./policy/policy-startup-options.ts";
 import { parseToolList } from "./policy/select-tools.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
@@ -128,42 +129,10 @@ export interface HostFacts {
   cwd: string;
 }
 
-function invalid(message: string): CondaMcpError {
-  return new CondaMcpError(`${message} (see conda-mcp --help)`, "INVALID_OPTION");
-}
-
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
-
-function isLoopback(host: string): boolean {
-  const lower = host.toLowerCase();
-  return lower === "localhost" || lower === "::1" || IPV4.exec(lower)?.[1] === "127";
-}
-
-/** `PORT`, `HOST:PORT` or `[IPV6]:PORT`; `localhost` binds 127.0.0.1 so the address is definite. */
-function parseHttpListen(raw: string): HttpListen {
-  const match = /^(?:(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):)?(\d{1,5})$/.exec(raw);
-  const port = Number(match?.[3]);
-  if (!match || port > 65535) {
-    throw invalid("--http takes PORT, HOST:PORT or [IPV6]:PORT, with PORT from 0 to 65535");
-  }
-  const ipv6 = match[1];
-  let host = ipv6 ?? match[2] ?? "127.0.0.1";
-  const ipv4 = IPV4.exec(host);
-  if (ipv4?.slice(1).some((part) => Number(part) > 255)) {
-    throw invalid("--http has an IPv4 address with a part above 255");
-  }
-  if (ipv6 === undefined && !ipv4 && !HOST_NAME.test(host)) {
-    throw invalid("--http has a host that is neither an IP address nor a host name");
-  }
-  if (host.toLowerCase() === "localhost") host = "127.0.0.1";
-  return { host, port, loopback: isLoopback(host) };
-}
-
 function positiveNumber(option: string, raw: string | undefined, max: number): number {
   const value = raw === undefined ? Number.NaN : Number(raw);
   if (!Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalid(`${option} takes a number greater than 0 and at most ${max}`);
+    throw invalidOption(`${option} takes a number greater than 0 and at most ${max}`);
   }
   return value;
 }
@@ -199,12 +168,12 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
     const value = (): string => {
       if (inline !== undefined) return inline;
       const next = argv[++i];
-      if (next === undefined) throw invalid(`${name} needs a value`);
+      if (next === undefined) throw invalidOption(`${name} needs a value`);
       return next;
     };
     switch (name) {
       case "catalog":
-        if (i !== 0) throw invalid("catalog must come first");
+        if (i !== 0) throw invalidOption("catalog must come first");
         mode = "catalog";
         break;
       case "--json":
@@ -235,7 +204,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
         break;
       case "--tools":
         tools = parseToolList(value());
-        if (tools.length === 0) throw invalid("--tools needs at least one tool name");
+        if (tools.length === 0) throw invalidOption("--tools needs at least one tool name");
         break;
       case "--timeout":
         timeoutSeconds = positiveNumber(name, value(), MAX_TIMEOUT_SECONDS);
@@ -255,7 +224,7 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
       case "--schema-detail": {
         const detail = value();
         if (detail !== "compact" && detail !== "full")
-          throw invalid("--schema-detail takes compact or full");
+          throw invalidOption("--schema-detail takes compact or full");
         schemaDetail = detail;
         break;
       }
@@ -264,23 +233,24 @@ export function parseConfig(argv: readonly string[], host: HostFacts): Config {
         break;
       case "--http-token-file":
         httpTokenFile = value();
-        if (httpTokenFile === "") throw invalid("--http-token-file needs a path");
+        if (httpTokenFile === "") throw invalidOption("--http-token-file needs a path");
         break;
       case "--http-allow-remote":
         flags.httpAllowRemote = true;
         break;
       default:
         // The argument itself is the user's own input on their own terminal: safe to name.
-        throw invalid(`unknown option ${JSON.stringify(arg.slice(0, 80))}`);
+        throw invalidOption(`unknown option ${JSON.stringify(arg.slice(0, 80))}`);
     }
   }
-  if (flags.json && mode !== "catalog") throw invalid("--json goes with the catalog command");
+  if (flags.json && mode !== "catalog") throw invalidOption("--json goes with the catalog command");
   if (http === null && (httpTokenFile !== null || flags.httpAllowRemote)) {
-    throw invalid("--http-token-file and --http-allow-remote go with --http");
+    throw invalidOption("--http-token-file and --http-allow-remote go with --http");
   }
-  if (http !== null && mode === "catalog") throw invalid("--http goes with serving, not catalog");
+  if (http !== null && mode === "catalog")
+    throw invalidOption("--http goes with serving, not catalog");
   if (http !== null && !http.loopback && !flags.httpAllowRemote) {
-    throw invalid(
+    throw invalidOption(
       `--http ${http.host} is reachable from other machines; use a loopback address (127.0.0.1, [::1]) or add --http-allow-remote if that is intended`,
     );
   }
