@@ -1,7 +1,11 @@
-import { CondaMcpError } from "./errors.ts";
-import { POLICY_STARTUP_OPTIONS } from "./policy/policy-startup-options.ts";
-import { parseToolList } from "./policy/select-tools.ts";
+import { COMMANDS } from "./config/commands.ts";
+import { DEFAULT_SETTINGS, DEFAULTS } from "./config/defaults.ts";
+import { invalidOption } from "./config/invalid-option.ts";
+import { OPTION_TABLE } from "./config/option-table.ts";
+import type { Settings, StartupOption } from "./config/startup-option.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
+
+export { DEFAULTS };
 
 /** What the program was asked to do. */
 export type Mode = "serve" | "catalog" | "help" | "version";
@@ -56,66 +60,41 @@ export interface Config {
   readonly cwd: string;
 }
 
-/** Defaults in one place. */
-export const DEFAULTS = {
-  timeoutSeconds: 1800,
-  maxOutputBytes: 1024 * 1024,
-  maxStdinBytes: 1024 * 1024,
-  introspectionTimeoutSeconds: 60,
-  heartbeatMs: 5000,
-} as const;
-
-const MAX_TIMEOUT_SECONDS = 24 * 3600;
+function optionUsage(option: StartupOption): string {
+  const [flag] = option.flags;
+  return option.metavar === undefined ? flag : `${flag} ${option.metavar}`;
+}
 
 /** One line per option, for --help and the README. */
-export const OPTION_HELP: readonly [string, string][] = [
-  ["--conda PATH", "conda executable to serve (default: $CONDA_EXE, then conda on PATH)"],
-  ...POLICY_STARTUP_OPTIONS.map((o): [string, string] => [o.usage, o.help]),
-  ["--timeout SECONDS", `longest a conda call may run (default ${DEFAULTS.timeoutSeconds})`],
-  [
-    "--max-output-bytes N",
-    `bytes kept from each of stdout and stderr (default ${DEFAULTS.maxOutputBytes})`,
-  ],
-  [
-    "--introspection-timeout SECONDS",
-    `longest conda may take to describe its commands (default ${DEFAULTS.introspectionTimeoutSeconds})`,
-  ],
-  [
-    "--progress-interval SECONDS",
-    `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
-  ],
-  ["--no-cache", "always introspect conda; never read or write the catalog cache"],
-  [
-    "--schema-detail compact|full",
-    "how much each tool definition says: compact (default) or conda's whole help and every bound",
-  ],
-  [
-    "--http [HOST:]PORT",
-    "serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)",
-  ],
-  [
-    "--http-token-file PATH",
-    "read the bearer token clients must send from this file (default: generate one and print it at startup)",
-  ],
-  ["--http-allow-remote", "let --http listen on an address that is not loopback"],
-  ["--help", "show this help"],
-  ["--version", "show the version"],
+export const OPTION_HELP: readonly [string, string][] = OPTION_TABLE.filter(
+  (option) => option.command === undefined,
+).map((option) => [optionUsage(option), option.help]);
+
+/** How to serve, then one line per command with the options that go only with it. */
+const SYNOPSES: readonly [string, string][] = [
+  ["[options]", "serve MCP over stdio"],
+  ["--http PORT [...]", "serve MCP over Streamable HTTP on 127.0.0.1:PORT"],
+  ...COMMANDS.map((command): [string, string] => {
+    const own = OPTION_TABLE.filter((option) => option.command === command.mode);
+    return [[command.name, ...own.map((o) => `[${optionUsage(o)}]`)].join(" "), command.summary];
+  }),
 ];
+
+function columns(rows: readonly [string, string][], prefix: string, gap: number): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length)) + gap;
+  return rows.map(([left, right]) => `${prefix}${left.padEnd(width)}${right}`);
+}
 
 /** Usage text for `--help`. */
 export function usage(version: string): string {
-  const width = Math.max(...OPTION_HELP.map(([o]) => o.length)) + 2;
-  const lines = OPTION_HELP.map(([option, help]) => `  ${option.padEnd(width)}${help}`);
   return [
     `conda-mcp ${version}: serve your conda to MCP clients over stdio or Streamable HTTP`,
     "",
     "Usage:",
-    "  conda-mcp [options]            serve MCP over stdio",
-    "  conda-mcp --http PORT [...]    serve MCP over Streamable HTTP on 127.0.0.1:PORT",
-    "  conda-mcp catalog [--json]     print the tools and raw-only commands, then exit",
+    ...columns(SYNOPSES, "  conda-mcp ", 4),
     "",
     "Options:",
-    ...lines,
+    ...columns(OPTION_HELP, "  ", 2),
     "",
   ].join("\n");
 }
@@ -128,185 +107,78 @@ export interface HostFacts {
   cwd: string;
 }
 
-function invalid(message: string): CondaMcpError {
-  return new CondaMcpError(`${message} (see conda-mcp --help)`, "INVALID_OPTION");
+const OPTIONS_BY_FLAG = new Map(
+  OPTION_TABLE.flatMap((option) => option.flags.map((flag) => [flag, option] as const)),
+);
+
+/** `--name=value` is `--name value`; a short flag or a word never carries a value. */
+function splitInline(arg: string): [string, string | undefined] {
+  const equals = arg.indexOf("=");
+  return arg.startsWith("--") && equals !== -1
+    ? [arg.slice(0, equals), arg.slice(equals + 1)]
+    : [arg, undefined];
 }
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
-
-function isLoopback(host: string): boolean {
-  const lower = host.toLowerCase();
-  return lower === "localhost" || lower === "::1" || IPV4.exec(lower)?.[1] === "127";
+/** Applies each argument's table row in order; returns the settings and the options given. */
+function readArgv(argv: readonly string[]): { settings: Settings; given: Set<StartupOption> } {
+  let settings = DEFAULT_SETTINGS;
+  const given = new Set<StartupOption>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const command = COMMANDS.find((c) => c.name === arg);
+    if (command !== undefined) {
+      if (i !== 0) throw invalidOption(`${arg} must come first`);
+      settings = { ...settings, mode: command.mode };
+      continue;
+    }
+    const [flag, inline] = splitInline(arg);
+    const option = OPTIONS_BY_FLAG.get(flag);
+    // The argument itself is the user's own input on their own terminal: safe to name.
+    if (option === undefined) {
+      throw invalidOption(`unknown option ${JSON.stringify(arg.slice(0, 80))}`);
+    }
+    given.add(option);
+    if (option.metavar === undefined) {
+      settings = { ...settings, ...option.sets };
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw invalidOption(`${flag} needs a value`);
+    settings = { ...settings, ...option.parse(value, flag) };
+  }
+  return { settings, given };
 }
 
-/** `PORT`, `HOST:PORT` or `[IPV6]:PORT`; `localhost` binds 127.0.0.1 so the address is definite. */
-function parseHttpListen(raw: string): HttpListen {
-  const match = /^(?:(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):)?(\d{1,5})$/.exec(raw);
-  const port = Number(match?.[3]);
-  if (!match || port > 65535) {
-    throw invalid("--http takes PORT, HOST:PORT or [IPV6]:PORT, with PORT from 0 to 65535");
+/** Refuses options that contradict each other, once every argument is read. */
+function checkCombinations(settings: Settings, given: ReadonlySet<StartupOption>): void {
+  for (const option of given) {
+    if (option.command !== undefined && option.command !== settings.mode) {
+      throw invalidOption(`${option.flags[0]} goes with the ${option.command} command`);
+    }
   }
-  const ipv6 = match[1];
-  let host = ipv6 ?? match[2] ?? "127.0.0.1";
-  const ipv4 = IPV4.exec(host);
-  if (ipv4?.slice(1).some((part) => Number(part) > 255)) {
-    throw invalid("--http has an IPv4 address with a part above 255");
+  const { http, httpTokenFile, httpAllowRemote, mode } = settings;
+  if (http === null && (httpTokenFile !== null || httpAllowRemote)) {
+    throw invalidOption("--http-token-file and --http-allow-remote go with --http");
   }
-  if (ipv6 === undefined && !ipv4 && !HOST_NAME.test(host)) {
-    throw invalid("--http has a host that is neither an IP address nor a host name");
+  if (http !== null && mode === "catalog") {
+    throw invalidOption("--http goes with serving, not catalog");
   }
-  if (host.toLowerCase() === "localhost") host = "127.0.0.1";
-  return { host, port, loopback: isLoopback(host) };
-}
-
-function positiveNumber(option: string, raw: string | undefined, max: number): number {
-  const value = raw === undefined ? Number.NaN : Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalid(`${option} takes a number greater than 0 and at most ${max}`);
+  if (http !== null && !http.loopback && !httpAllowRemote) {
+    throw invalidOption(
+      `--http ${http.host} is reachable from other machines; use a loopback address (127.0.0.1, [::1]) or add --http-allow-remote if that is intended`,
+    );
   }
-  return value;
 }
 
 /** Parses and validates the command line once; a bad option throws naming what to change. */
 export function parseConfig(argv: readonly string[], host: HostFacts): Config {
-  let mode: Mode = "serve";
-  let http: HttpListen | null = null;
-  let httpTokenFile: string | null = null;
-  const flags = {
-    httpAllowRemote: false,
-    json: false,
-    allowWrite: false,
-    allowDestructive: false,
-    allowExec: false,
-    readOnlyTools: false,
-    cache: true,
-  };
-  let condaPath: string | null = null;
-  let tools: string[] | null = null;
-  let timeoutSeconds: number = DEFAULTS.timeoutSeconds;
-  let maxOutputBytes: number = DEFAULTS.maxOutputBytes;
-  let introspectionSeconds: number = DEFAULTS.introspectionTimeoutSeconds;
-  let heartbeatMs: number = DEFAULTS.heartbeatMs;
-  let schemaDetail: SchemaDetail = "compact";
-
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] =
-      arg.startsWith("--") && arg.includes("=")
-        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-        : [arg, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[++i];
-      if (next === undefined) throw invalid(`${name} needs a value`);
-      return next;
-    };
-    switch (name) {
-      case "catalog":
-        if (i !== 0) throw invalid("catalog must come first");
-        mode = "catalog";
-        break;
-      case "--json":
-        flags.json = true;
-        break;
-      case "--help":
-      case "-h":
-        mode = "help";
-        break;
-      case "--version":
-      case "-V":
-        mode = "version";
-        break;
-      case "--conda":
-        condaPath = value();
-        break;
-      case "--allow-write":
-        flags.allowWrite = true;
-        break;
-      case "--allow-destructive":
-        flags.allowDestructive = true;
-        break;
-      case "--allow-exec":
-        flags.allowExec = true;
-        break;
-      case "--read-only-tools":
-        flags.readOnlyTools = true;
-        break;
-      case "--tools":
-        tools = parseToolList(value());
-        if (tools.length === 0) throw invalid("--tools needs at least one tool name");
-        break;
-      case "--timeout":
-        timeoutSeconds = positiveNumber(name, value(), MAX_TIMEOUT_SECONDS);
-        break;
-      case "--max-output-bytes":
-        maxOutputBytes = Math.floor(positiveNumber(name, value(), 1024 ** 3));
-        break;
-      case "--introspection-timeout":
-        introspectionSeconds = positiveNumber(name, value(), 3600);
-        break;
-      case "--progress-interval":
-        heartbeatMs = Math.round(positiveNumber(name, value(), 3600) * 1000);
-        break;
-      case "--no-cache":
-        flags.cache = false;
-        break;
-      case "--schema-detail": {
-        const detail = value();
-        if (detail !== "compact" && detail !== "full")
-          throw invalid("--schema-detail takes compact or full");
-        schemaDetail = detail;
-        break;
-      }
-      case "--http":
-        http = parseHttpListen(value());
-        break;
-      case "--http-token-file":
-        httpTokenFile = value();
-        if (httpTokenFile === "") throw invalid("--http-token-file needs a path");
-        break;
-      case "--http-allow-remote":
-        flags.httpAllowRemote = true;
-        break;
-      default:
-        // The argument itself is the user's own input on their own terminal: safe to name.
-        throw invalid(`unknown option ${JSON.stringify(arg.slice(0, 80))}`);
-    }
-  }
-  if (flags.json && mode !== "catalog") throw invalid("--json goes with the catalog command");
-  if (http === null && (httpTokenFile !== null || flags.httpAllowRemote)) {
-    throw invalid("--http-token-file and --http-allow-remote go with --http");
-  }
-  if (http !== null && mode === "catalog") throw invalid("--http goes with serving, not catalog");
-  if (http !== null && !http.loopback && !flags.httpAllowRemote) {
-    throw invalid(
-      `--http ${http.host} is reachable from other machines; use a loopback address (127.0.0.1, [::1]) or add --http-allow-remote if that is intended`,
-    );
-  }
-
+  const { settings, given } = readArgv(argv);
+  checkCombinations(settings, given);
   const env: Record<string, string> = {};
   for (const [key, val] of Object.entries(host.env)) if (val !== undefined) env[key] = val;
-
   return {
-    mode,
-    http,
-    httpAllowRemote: flags.httpAllowRemote,
-    httpTokenFile,
-    json: flags.json,
-    condaPath,
-    allowWrite: flags.allowWrite || flags.allowDestructive,
-    allowDestructive: flags.allowDestructive,
-    allowExec: flags.allowExec,
-    readOnlyTools: flags.readOnlyTools,
-    tools,
-    timeoutMs: Math.round(timeoutSeconds * 1000),
-    maxOutputBytes,
+    ...settings,
     maxStdinBytes: DEFAULTS.maxStdinBytes,
-    introspectionTimeoutMs: Math.round(introspectionSeconds * 1000),
-    heartbeatMs,
-    cache: flags.cache,
-    schemaDetail,
     env,
     platform: host.platform,
     home: host.home,

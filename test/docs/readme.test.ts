@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { OPTION_TABLE } from "../../src/config/option-table.ts";
 import { parseConfig } from "../../src/config.ts";
 import { makeFixtureConda } from "../support/make-fixture-conda.ts";
 
@@ -32,6 +33,13 @@ test("the Claude Code command passes arguments the server accepts", () => {
   const args = (line ?? "").split(" -- ")[1]?.split(" ").slice(1) ?? [];
   expect(args).toContain("--conda");
   expect(() => parseConfig(args, host)).not.toThrow();
+});
+
+test("the README names every startup option of the option table", () => {
+  const missing = OPTION_TABLE.map((o) => o.flags[0]).filter(
+    (flag) => !README.includes(`\`${flag}`),
+  );
+  expect(missing).toEqual([]);
 });
 
 test("the README names its set-up, test and demo commands", () => {

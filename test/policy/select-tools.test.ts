@@ -95,20 +95,19 @@ describe("parseToolList", () => {
 });
 
 describe("POLICY_STARTUP_OPTIONS", () => {
-  test("lists each policy option once, with help and a usage starting with the flag", () => {
-    expect(POLICY_STARTUP_OPTIONS.map((o) => o.flag)).toEqual([
-      "--allow-write",
-      "--allow-destructive",
-      "--allow-exec",
-      "--read-only-tools",
-      "--tools",
+  test("lists each policy option once, with help, and --allow-destructive sets both classes", () => {
+    expect(POLICY_STARTUP_OPTIONS.map((o) => o.flags)).toEqual([
+      ["--allow-write"],
+      ["--allow-destructive"],
+      ["--allow-exec"],
+      ["--read-only-tools"],
+      ["--tools"],
     ]);
-    expect(new Set(POLICY_STARTUP_OPTIONS.map((o) => o.key)).size).toBe(5);
     for (const option of POLICY_STARTUP_OPTIONS) {
-      expect(option.usage.startsWith(option.flag)).toBe(true);
       expect(option.help.length).toBeGreaterThan(20);
     }
-    const destructive = POLICY_STARTUP_OPTIONS.find((o) => o.flag === "--allow-destructive");
+    const destructive = POLICY_STARTUP_OPTIONS.find((o) => o.flags[0] === "--allow-destructive");
     expect(destructive?.help).toContain("implies --allow-write");
+    expect(destructive).toMatchObject({ sets: { allowWrite: true, allowDestructive: true } });
   });
 });

@@ -1,0 +1,104 @@
+import { POLICY_STARTUP_OPTIONS } from "../policy/policy-startup-options.ts";
+import type { SchemaDetail } from "../schema/build-input-schema.ts";
+import { DEFAULTS } from "./defaults.ts";
+import { invalidOption } from "./invalid-option.ts";
+import { parseHttpListen } from "./parse-http-listen.ts";
+import type { StartupOption } from "./startup-option.ts";
+
+const MAX_TIMEOUT_SECONDS = 24 * 3600;
+const SCHEMA_DETAILS: readonly SchemaDetail[] = ["compact", "full"];
+
+function positiveNumber(flag: string, raw: string, max: number): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    throw invalidOption(`${flag} takes a number greater than 0 and at most ${max}`);
+  }
+  return value;
+}
+
+/** A positive number of seconds, at most `max`, in whole milliseconds. */
+function milliseconds(flag: string, raw: string, max: number): number {
+  return Math.round(positiveNumber(flag, raw, max) * 1000);
+}
+
+function schemaDetail(flag: string, raw: string): SchemaDetail {
+  const detail = SCHEMA_DETAILS.find((d) => d === raw);
+  if (detail === undefined) throw invalidOption(`${flag} takes ${SCHEMA_DETAILS.join(" or ")}`);
+  return detail;
+}
+
+/** Every startup option, in the order `--help` shows them; the one place a flag is spelled. */
+export const OPTION_TABLE: readonly StartupOption[] = [
+  {
+    flags: ["--conda"],
+    metavar: "PATH",
+    help: "conda executable to serve (default: $CONDA_EXE, then conda on PATH)",
+    parse: (value) => ({ condaPath: value }),
+  },
+  ...POLICY_STARTUP_OPTIONS,
+  {
+    flags: ["--timeout"],
+    metavar: "SECONDS",
+    help: `longest a conda call may run (default ${DEFAULTS.timeoutSeconds})`,
+    parse: (value, flag) => ({ timeoutMs: milliseconds(flag, value, MAX_TIMEOUT_SECONDS) }),
+  },
+  {
+    flags: ["--max-output-bytes"],
+    metavar: "N",
+    help: `bytes kept from each of stdout and stderr (default ${DEFAULTS.maxOutputBytes})`,
+    parse: (value, flag) => ({
+      maxOutputBytes: Math.floor(positiveNumber(flag, value, 1024 ** 3)),
+    }),
+  },
+  {
+    flags: ["--introspection-timeout"],
+    metavar: "SECONDS",
+    help: `longest conda may take to describe its commands (default ${DEFAULTS.introspectionTimeoutSeconds})`,
+    parse: (value, flag) => ({ introspectionTimeoutMs: milliseconds(flag, value, 3600) }),
+  },
+  {
+    flags: ["--progress-interval"],
+    metavar: "SECONDS",
+    help: `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
+    parse: (value, flag) => ({ heartbeatMs: milliseconds(flag, value, 3600) }),
+  },
+  {
+    flags: ["--no-cache"],
+    help: "always introspect conda; never read or write the catalog cache",
+    sets: { cache: false },
+  },
+  {
+    flags: ["--schema-detail"],
+    metavar: SCHEMA_DETAILS.join("|"),
+    help: "how much each tool definition says: compact (default) or conda's whole help and every bound",
+    parse: (value, flag) => ({ schemaDetail: schemaDetail(flag, value) }),
+  },
+  {
+    flags: ["--http"],
+    metavar: "[HOST:]PORT",
+    help: "serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)",
+    parse: (value) => ({ http: parseHttpListen(value) }),
+  },
+  {
+    flags: ["--http-token-file"],
+    metavar: "PATH",
+    help: "read the bearer token clients must send from this file (default: generate one and print it at startup)",
+    parse: (value, flag) => {
+      if (value === "") throw invalidOption(`${flag} needs a path`);
+      return { httpTokenFile: value };
+    },
+  },
+  {
+    flags: ["--http-allow-remote"],
+    help: "let --http listen on an address that is not loopback",
+    sets: { httpAllowRemote: true },
+  },
+  { flags: ["--help", "-h"], help: "show this help", sets: { mode: "help" } },
+  { flags: ["--version", "-V"], help: "show the version", sets: { mode: "version" } },
+  {
+    flags: ["--json"],
+    command: "catalog",
+    help: "print the catalog as JSON",
+    sets: { json: true },
+  },
+];
