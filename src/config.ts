@@ -139,6 +139,7 @@ function readArgv(argv: readonly string[]): { settings: Settings; given: Set<Sta
     }
     given.add(option);
     if (option.metavar === undefined) {
+      if (inline !== undefined) throw invalidOption(`${flag} takes no value`);
       settings = { ...settings, ...option.sets };
       continue;
     }

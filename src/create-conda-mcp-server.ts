@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import packageJson from "../package.json" with { type: "json" };
+import { OPTION_TABLE } from "./config/option-table.ts";
 import { parseConfig } from "./config.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
@@ -61,28 +62,16 @@ export interface CondaMcpServer {
   close(): Promise<void>;
 }
 
-/** The startup options the settings stand for, so that parseConfig checks them. */
+/** The startup options the settings stand for (see the option table), so that parseConfig checks them. */
 function optionsToArgv(options: CondaMcpServerOptions): string[] {
-  const argv: string[] = [];
-  const value = (option: string, given: string | number | undefined) => {
-    if (given !== undefined) argv.push(option, String(given));
-  };
-  const flag = (option: string, given: boolean | undefined) => {
-    if (given) argv.push(option);
-  };
-  value("--conda", options.conda);
-  flag("--allow-write", options.allowWrite);
-  flag("--allow-destructive", options.allowDestructive);
-  flag("--allow-exec", options.allowExec);
-  flag("--read-only-tools", options.readOnlyTools);
-  value("--tools", options.tools?.join(","));
-  value("--timeout", options.timeoutSeconds);
-  value("--max-output-bytes", options.maxOutputBytes);
-  value("--introspection-timeout", options.introspectionTimeoutSeconds);
-  value("--progress-interval", options.progressIntervalSeconds);
-  flag("--no-cache", options.cache === false);
-  value("--schema-detail", options.schemaDetail);
-  return argv;
+  const settings: Record<string, unknown> = { ...options };
+  return OPTION_TABLE.flatMap((option) => {
+    const given = option.library && settings[option.library.name];
+    if (option.library === undefined || given === undefined) return [];
+    if (option.metavar === undefined)
+      return given === (option.library.when ?? true) ? [option.flags[0]] : [];
+    return [option.flags[0], Array.isArray(given) ? given.join(",") : String(given)];
+  });
 }
 
 /**

@@ -43,6 +43,7 @@ test.each([
 test.each([
   [["--timeout", "0"], "--timeout takes a number greater than 0"],
   [["--timeout"], "--timeout needs a value"],
+  [["--allow-write=no"], "--allow-write takes no value"],
   [["--bogus"], 'unknown option "--bogus"'],
   [["--json"], "--json goes with the catalog command"],
   [["--tools", " , "], "--tools needs at least one tool name"],

@@ -31,6 +31,7 @@ function schemaDetail(flag: string, raw: string): SchemaDetail {
 export const OPTION_TABLE: readonly StartupOption[] = [
   {
     flags: ["--conda"],
+    library: { name: "conda" },
     metavar: "PATH",
     help: "conda executable to serve (default: $CONDA_EXE, then conda on PATH)",
     parse: (value) => ({ condaPath: value }),
@@ -38,12 +39,14 @@ export const OPTION_TABLE: readonly StartupOption[] = [
   ...POLICY_STARTUP_OPTIONS,
   {
     flags: ["--timeout"],
+    library: { name: "timeoutSeconds" },
     metavar: "SECONDS",
     help: `longest a conda call may run (default ${DEFAULTS.timeoutSeconds})`,
     parse: (value, flag) => ({ timeoutMs: milliseconds(flag, value, MAX_TIMEOUT_SECONDS) }),
   },
   {
     flags: ["--max-output-bytes"],
+    library: { name: "maxOutputBytes" },
     metavar: "N",
     help: `bytes kept from each of stdout and stderr (default ${DEFAULTS.maxOutputBytes})`,
     parse: (value, flag) => ({
@@ -52,23 +55,27 @@ export const OPTION_TABLE: readonly StartupOption[] = [
   },
   {
     flags: ["--introspection-timeout"],
+    library: { name: "introspectionTimeoutSeconds" },
     metavar: "SECONDS",
     help: `longest conda may take to describe its commands (default ${DEFAULTS.introspectionTimeoutSeconds})`,
     parse: (value, flag) => ({ introspectionTimeoutMs: milliseconds(flag, value, 3600) }),
   },
   {
     flags: ["--progress-interval"],
+    library: { name: "progressIntervalSeconds" },
     metavar: "SECONDS",
     help: `seconds between progress notifications while conda runs, for clients that send a progressToken (default ${DEFAULTS.heartbeatMs / 1000})`,
     parse: (value, flag) => ({ heartbeatMs: milliseconds(flag, value, 3600) }),
   },
   {
     flags: ["--no-cache"],
+    library: { name: "cache", when: false },
     help: "always introspect conda; never read or write the catalog cache",
     sets: { cache: false },
   },
   {
     flags: ["--schema-detail"],
+    library: { name: "schemaDetail" },
     metavar: SCHEMA_DETAILS.join("|"),
     help: "how much each tool definition says: compact (default) or conda's whole help and every bound",
     parse: (value, flag) => ({ schemaDetail: schemaDetail(flag, value) }),

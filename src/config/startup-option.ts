@@ -10,6 +10,11 @@ interface OptionBase {
   readonly help: string;
   /** The mode it goes with (`catalog --json`); without one it goes with any. */
   readonly command?: Mode;
+  /**
+   * The library entry's setting that stands for it (`createCondaMcpServer({ allowWrite: true })`);
+   * a flag is given when the setting has the value `when` (default true).
+   */
+  readonly library?: { readonly name: string; readonly when?: boolean };
 }
 
 /** An option that takes no value (`--no-cache`), and the settings it sets. */

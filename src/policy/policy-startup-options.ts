@@ -6,6 +6,7 @@ import { parseToolList } from "./select-tools.ts";
 export const POLICY_STARTUP_OPTIONS: readonly StartupOption[] = [
   {
     flags: ["--allow-write"],
+    library: { name: "allowWrite" },
     help:
       "allow calls that change environments, configuration or files (install, create, update, " +
       "config --set, export --file); without it they are refused, --dry-run variants still run",
@@ -13,6 +14,7 @@ export const POLICY_STARTUP_OPTIONS: readonly StartupOption[] = [
   },
   {
     flags: ["--allow-destructive"],
+    library: { name: "allowDestructive" },
     help:
       "allow calls that delete or reach outside conda (remove, env remove, rename, clean, init); " +
       "implies --allow-write; removing the base environment or a non-environment folder stays refused",
@@ -20,6 +22,7 @@ export const POLICY_STARTUP_OPTIONS: readonly StartupOption[] = [
   },
   {
     flags: ["--allow-exec"],
+    library: { name: "allowExec" },
     help:
       "allow running programs and plugin code (run, external plugin commands) and list " +
       "conda_execute, whose calls also need the option of the command they name; implies nothing else",
@@ -27,6 +30,7 @@ export const POLICY_STARTUP_OPTIONS: readonly StartupOption[] = [
   },
   {
     flags: ["--read-only-tools"],
+    library: { name: "readOnlyTools" },
     help:
       "list only tools whose plain call reads (info, list, search, config, export, ...), for " +
       "clients that limit the tool count; their writing variants still need --allow-write",
@@ -34,6 +38,7 @@ export const POLICY_STARTUP_OPTIONS: readonly StartupOption[] = [
   },
   {
     flags: ["--tools"],
+    library: { name: "tools" },
     metavar: "LIST",
     help:
       "list only these tools: comma-separated tool names (conda_env_list) or command paths " +

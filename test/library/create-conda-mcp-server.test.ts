@@ -142,6 +142,29 @@ describe("createCondaMcpServer on the fixture conda", () => {
     }
   });
 
+  test("each setting reaches the server as its startup option", async () => {
+    const narrowed = await createCondaMcpServer({
+      conda: fixture.condaExe,
+      env: fixture.env,
+      cache: false,
+      allowDestructive: true,
+      tools: ["conda_info", "env list"],
+      log: () => {},
+    });
+    try {
+      expect(narrowed.capabilities.policy).toEqual({
+        allow_write: true,
+        allow_destructive: true,
+        allow_exec: false,
+      });
+      expect(narrowed.capabilities.catalog_source).toBe("introspection");
+      const listed = await (await connect(narrowed)).listTools();
+      expect(listed.tools.map((t) => t.name).sort()).toEqual(["conda_env_list", "conda_info"]);
+    } finally {
+      await narrowed.close();
+    }
+  });
+
   test("settings are checked as the command line checks them", async () => {
     const error = await createCondaMcpServer({ conda: fixture.condaExe, timeoutSeconds: 0 }).catch(
       (e: unknown) => e,
