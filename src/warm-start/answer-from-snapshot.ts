@@ -52,33 +52,20 @@ export function answerFromSnapshot(
     };
 
     const take = (line: InputLine): boolean => {
-      if (done || "oversized" in line) return false;
-      let message: unknown;
-      try {
-        message = JSON.parse(line.text);
-      } catch {
+      const step = done ? null : snapshotStep(line, snapshot, initialized);
+      if (step === null) {
+        handOver();
         return false;
       }
-      const initialize = initialized ? null : plainInitialize(message);
-      if (initialize && initialize.protocolVersion === snapshot.protocolVersion) {
-        initialized = true;
-        answer(initialize.id, snapshot.initializeResult);
-        replay.push(message);
-        return true;
-      }
-      if (initialized && isPlainInitialized(message)) {
-        replay.push(message);
-        return true;
-      }
-      const listId = plainToolsList(message);
-      if (listId !== null) {
-        answer(listId, snapshot.toolsListResult);
+      if (step.answer) answer(step.answer.id, step.answer.result);
+      if (step.kind === "initialize") initialized = true;
+      if (step.kind === "tools/list") {
         // The client has its tools: load the full server now, unless the input ends at once.
         setImmediate(handOver);
-        return true;
+      } else {
+        replay.push(step.message);
       }
-      handOver();
-      return false;
+      return true;
     };
 
     if (stop.aborted) return resolve(null);
@@ -90,4 +77,33 @@ export function answerFromSnapshot(
       error: () => handOver(),
     });
   });
+}
+
+/** What the answerer does with one line: answer it from the snapshot, pass it, or (null) hand over. */
+function snapshotStep(
+  line: InputLine,
+  snapshot: StartupSnapshot,
+  initialized: boolean,
+): {
+  kind: "initialize" | "initialized" | "tools/list";
+  message: unknown;
+  answer: { id: string | number; result: string } | null;
+} | null {
+  if ("oversized" in line) return null;
+  let message: unknown;
+  try {
+    message = JSON.parse(line.text);
+  } catch {
+    return null;
+  }
+  const initialize = initialized ? null : plainInitialize(message);
+  if (initialize && initialize.protocolVersion === snapshot.protocolVersion) {
+    const answer = { id: initialize.id, result: snapshot.initializeResult };
+    return { kind: "initialize", message, answer };
+  }
+  if (initialized && isPlainInitialized(message))
+    return { kind: "initialized", message, answer: null };
+  const listId = plainToolsList(message);
+  if (listId === null) return null;
+  return { kind: "tools/list", message, answer: { id: listId, result: snapshot.toolsListResult } };
 }
