@@ -89,8 +89,10 @@ if (withServe) {
     cliCommandTool: null,
     schemaDetail: "compact",
   });
-  mark("buildToolRegistry alone, without serve() (valibot → JSON Schema per tool)");
-  JSON.stringify(entries.map((e) => e.definition));
+  mark("buildToolRegistry alone, without serve(): names, classes and policies");
+  const definitions = entries.map((e) => e.definition);
+  mark("every tool's definition, as tools/list needs (valibot → JSON Schema per tool)");
+  JSON.stringify(definitions);
   mark("serialize the tools/list result, without serve()");
 }
 

@@ -13,9 +13,11 @@ export async function discoverCatalog(
   config: Config,
   log: (line: string) => void,
   found: FoundConda | null = null,
+  onPythonStarted?: () => void,
 ): Promise<{ discovery: Discovery; catalog: Catalog }> {
   const discovery = await discover({
     found,
+    onPythonStarted,
     explicitPath: config.condaPath,
     env: config.env,
     platform: config.platform,

@@ -44,7 +44,9 @@ async function main(config: Config): Promise<void> {
     if (handover === null) return;
   }
   const { run } = await import("./run.ts");
-  await run({ config, version: VERSION, log, stdin, handover, found: place?.found ?? null });
+  // The snapshot's stamp was just proven current; a catalog entry with the same one holds too.
+  const found = place && { ...place.found, verifiedStamp: snapshot?.stamp ?? null };
+  await run({ config, version: VERSION, log, stdin, handover, found });
 }
 
 try {

@@ -1,8 +1,8 @@
+import type { Catalog } from "./catalog/catalog-types.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
-import type { FoundConda } from "./discover/discover.ts";
+import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
-import { serve } from "./server/serve.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
 import { createSnapshotRecorder } from "./warm-start/create-snapshot-recorder.ts";
@@ -24,17 +24,16 @@ export async function run(input: {
   found: FoundConda | null;
 }): Promise<void> {
   const { config, log } = input;
-  const { discovery, catalog } = await discoverCatalog(config, log, input.found);
-  if (config.mode === "catalog") {
-    const { condaVersion, executable } = discovery.installation;
-    await writeAll(
-      process.stdout,
-      config.json
-        ? `${JSON.stringify({ conda_version: condaVersion, ...catalog }, null, 2)}\n`
-        : formatCatalog(catalog, `conda ${condaVersion} at ${executable}`),
-    );
-    return;
-  }
+  let pythonStarted = () => {};
+  const started = new Promise<void>((resolve) => {
+    pythonStarted = resolve;
+  });
+  const discovering = discoverCatalog(config, log, input.found, pythonStarted);
+  if (config.mode === "catalog") return printCatalog(config, await discovering);
+  // The server's modules (the MCP SDK builds its zod schemas) load while conda's Python works.
+  await Promise.race([started, discovering.catch(() => {})]);
+  const { serve } = await import("./server/serve.ts");
+  const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
   // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
   const stop = new AbortController();
@@ -47,4 +46,18 @@ export async function run(input: {
       ? createSnapshotRecorder({ ...input, discovery })
       : null;
   await serve({ ...input, conda: discovery, catalog, stop: stop.signal, recorder });
+}
+
+/** `catalog`: what would be served, as text or (`--json`) as the catalog document. */
+async function printCatalog(
+  config: Config,
+  { discovery, catalog }: { discovery: Discovery; catalog: Catalog },
+): Promise<void> {
+  const { condaVersion, executable } = discovery.installation;
+  await writeAll(
+    process.stdout,
+    config.json
+      ? `${JSON.stringify({ conda_version: condaVersion, ...catalog }, null, 2)}\n`
+      : formatCatalog(catalog, `conda ${condaVersion} at ${executable}`),
+  );
 }

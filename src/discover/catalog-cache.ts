@@ -140,6 +140,8 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
 export async function readCatalogCache(
   options: CatalogCacheOptions,
   key: string,
+  /** A stamp proven current moments ago: an entry with this very stamp is not checked again. */
+  verified: CacheStamp | null = null,
 ): Promise<(CachedDiscovery & { stamp: CacheStamp }) | null> {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
@@ -165,7 +167,8 @@ export async function readCatalogCache(
       rootPrefix: entry.introspection.root_prefix,
       configDigest: entry.configDigest,
     };
-    const changed = stampProblem(options, stamp);
+    const proven = verified !== null && JSON.stringify(verified) === JSON.stringify(stamp);
+    const changed = proven ? null : stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
     const now = new Date();

@@ -32,12 +32,16 @@ export interface DiscoverOptions {
   which?: Which;
   /** The conda and catalog cache key this start already found (for its startup snapshot). */
   found?: FoundConda | null;
+  /** Called once the target's Python is introspecting (never on a cache hit). */
+  onPythonStarted?: () => void;
 }
 
 /** The conda a start found and its catalog cache key, computed once per start. */
 export interface FoundConda {
   executable: string;
   catalogKey: string;
+  /** A stamp this start has just proven current (the startup snapshot's), if any. */
+  verifiedStamp?: CacheStamp | null;
 }
 
 /** conda as discovered, and how: what the start-up needs beyond the tree and installation. */
@@ -75,7 +79,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   // The key is taken before introspecting, so an entry never describes a later executable.
   const key = cache ? (options.found?.catalogKey ?? catalogCacheKey(cache)) : null;
   if (cache && key) {
-    const cached = await readCatalogCache(cache, key);
+    const cached = await readCatalogCache(cache, key, options.found?.verifiedStamp ?? null);
     if (cached) {
       const { stamp, ...restored } = cached;
       return discovered(executable, restored, "cache", 0, { key, stamp });
@@ -84,7 +88,12 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
 
   const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
   const started = performance.now();
-  const introspection = await introspect(resolved.python, { env, platform, timeoutMs });
+  const introspection = await introspect(resolved.python, {
+    env,
+    platform,
+    timeoutMs,
+    onStarted: options.onPythonStarted,
+  });
   const pythonMs = resolved.pythonMs + performance.now() - started;
   const fresh: CachedDiscovery = {
     python: resolved.python,

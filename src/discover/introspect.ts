@@ -16,6 +16,8 @@ export interface IntrospectOptions {
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs: number;
   platform: NodeJS.Platform;
+  /** Called once the target's Python is running, so the caller can do other work meanwhile. */
+  onStarted?: () => void;
 }
 
 const SUMMARY_LENGTH = 200;
@@ -31,7 +33,7 @@ export async function introspect(
   python: string,
   options: IntrospectOptions,
 ): Promise<IntrospectionResult> {
-  const run = await runProcess(
+  const running = runProcess(
     {
       command: python,
       argv: ["-B", "-"],
@@ -44,6 +46,9 @@ export async function introspect(
       maxOutputBytes: MAX_DOCUMENT_BYTES,
     },
   );
+  // runProcess spawns before its first await.
+  options.onStarted?.();
+  const run = await running;
   if (run.stop_reason === "not_started") {
     throw new CondaMcpError("Could not start conda's Python interpreter.", "INTROSPECTION_FAILED");
   }

@@ -17,19 +17,27 @@ import {
 import { sharedOptionGlossary } from "../schema/shared-option-glossary.ts";
 import { EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 
+/** What every listed tool has: its name, its command path (none for conda_execute), its class. */
+interface EntryBase {
+  name: string;
+  path: readonly string[] | null;
+  baseClass: CommandClass;
+  /** Its MCP definition; a generated tool's is built on first read. */
+  readonly definition: Tool;
+}
+
 /** A listed tool and what the server needs to call it. */
 export type ToolEntry =
-  | {
+  | (EntryBase & {
       kind: "generated";
-      definition: Tool;
       command: CatalogCommand;
-      schema: ToolSchema;
-      baseClass: CommandClass;
+      /** Its validator and JSON Schema, built on first read with the definition. */
+      readonly schema: ToolSchema;
       /** The command's reviewed policy, resolved once. */
       policy: ResolvedCommandPolicy;
-    }
-  | { kind: "execute"; definition: Tool; baseClass: CommandClass }
-  | { kind: "cli_command"; definition: Tool; baseClass: CommandClass };
+    })
+  | (EntryBase & { kind: "execute" })
+  | (EntryBase & { kind: "cli_command" });
 
 /** What decides the listed surface. */
 export interface RegistryOptions {
@@ -77,31 +85,55 @@ function generatedEntry(
   glossary: ReadonlyMap<string, string>,
 ): ToolEntry {
   const policy = lookupCommandPolicy(command.path, { external: command.plugin?.external ?? false });
+  const name = command.toolName as string;
+  // Built when first listed or called: after a warm start the first call builds its own tool only.
+  let built: { schema: ToolSchema; definition: Tool } | null = null;
+  const build = () => {
+    built ??= generatedDefinition(command, name, policy, detail, glossary);
+    return built;
+  };
+  return {
+    kind: "generated",
+    name,
+    path: command.path,
+    command,
+    baseClass: policy.baseClass,
+    policy,
+    get schema() {
+      return build().schema;
+    },
+    get definition() {
+      return build().definition;
+    },
+  };
+}
+
+function generatedDefinition(
+  command: CatalogCommand,
+  name: string,
+  policy: ResolvedCommandPolicy,
+  detail: SchemaDetail,
+  glossary: ReadonlyMap<string, string>,
+): { schema: ToolSchema; definition: Tool } {
   const schema = buildInputSchema(command, detail, glossary);
   const annotations: ToolAnnotations & { title: string } = {
     title: `conda ${command.path.join(" ")}`,
     ...policy.annotations,
   };
-  return {
-    kind: "generated",
-    command,
-    schema,
-    baseClass: policy.baseClass,
-    policy,
-    definition: {
-      name: command.toolName as string,
-      title: annotations.title,
-      description: describeTool(command, policy.baseClass, detail),
-      inputSchema: schema.jsonSchema,
-      outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
-      annotations,
-      _meta: {
-        "conda-mcp/path": command.path,
-        "conda-mcp/aliases": command.aliases,
-        "conda-mcp/class": policy.baseClass,
-      },
+  const definition: Tool = {
+    name,
+    title: annotations.title,
+    description: describeTool(command, policy.baseClass, detail),
+    inputSchema: schema.jsonSchema,
+    outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
+    annotations,
+    _meta: {
+      "conda-mcp/path": command.path,
+      "conda-mcp/aliases": command.aliases,
+      "conda-mcp/class": policy.baseClass,
     },
   };
+  return { schema, definition };
 }
 
 const executeDefinition = (inputSchema: Tool["inputSchema"]): Tool => ({
@@ -134,11 +166,9 @@ export function buildToolRegistry(
   const tools = catalog.commands.filter((c) => c.status === "tool" && c.toolName !== null);
   const glossary =
     options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map<string, string>();
-  const candidates: (ToolEntry & { name: string; path: readonly string[] | null })[] = [];
-  for (const command of tools) {
-    const entry = generatedEntry(command, options.schemaDetail, glossary);
-    candidates.push({ ...entry, name: entry.definition.name, path: command.path });
-  }
+  const candidates: ToolEntry[] = tools.map((command) =>
+    generatedEntry(command, options.schemaDetail, glossary),
+  );
   if (options.cliCommandTool) {
     candidates.push({
       kind: "cli_command",
@@ -157,9 +187,6 @@ export function buildToolRegistry(
       path: null,
     });
   }
-  const selection = selectTools(candidates, options);
-  const entries = selection.tools.map(
-    ({ name: _name, path: _path, ...entry }) => entry as ToolEntry,
-  );
-  return { entries, unmatched: selection.unmatched, glossary };
+  const { tools: entries, unmatched } = selectTools(candidates, options);
+  return { entries, unmatched, glossary };
 }

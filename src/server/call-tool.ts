@@ -136,7 +136,7 @@ async function callGenerated(
 ) {
   const { command, policy } = entry;
   const validated = validateArgs(command, entry.schema, input);
-  if (!validated.success) return invalidArguments(entry.definition.name, validated.issues);
+  if (!validated.success) return invalidArguments(entry.name, validated.issues);
   const values = valuesByDest(command, validated.output);
   const cls = classifyCall(policy, values);
   const decision = checkPolicy(cls, deps.policy);
@@ -146,7 +146,7 @@ async function callGenerated(
   // Only a call its command's guard must check needs conda's facts.
   const needsFacts = needsGuard(policy, cls, values);
   return runAdmitted(deps, argv, extra, {
-    tool: entry.definition.name,
+    tool: entry.name,
     timeoutMs: deps.timeoutMs,
     admit: async (signal) => {
       if (!needsFacts) return { allowed: true, changes: changes(cls), label };

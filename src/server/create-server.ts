@@ -45,7 +45,7 @@ export function createServer(deps: ServerDeps): Server {
       instructions: serverInstructions(deps.glossary),
     },
   );
-  const byName = new Map(deps.entries.map((e) => [e.definition.name, e]));
+  const byName = new Map(deps.entries.map((e) => [e.name, e]));
   const callTool = createCallTool(deps);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -80,7 +80,7 @@ export function createServer(deps: ServerDeps): Server {
     } catch (error) {
       // A fault of ours: log it where the user can see it, tell the client nothing internal.
       deps.log(
-        `internal error in ${entry.definition.name}: ${error instanceof Error ? error.stack : String(error)}`,
+        `internal error in ${entry.name}: ${error instanceof Error ? error.stack : String(error)}`,
       );
       return errorResult("conda-mcp failed to run this call; see the server's log.");
     }

@@ -121,7 +121,7 @@ export function prepareServer(
       tree: input.conda.tree,
       secretValues,
       plugins: installation.plugins,
-      listedTools: entries.map((e) => e.definition.name),
+      listedTools: entries.map((e) => e.name),
       policy,
     });
     return capabilities;

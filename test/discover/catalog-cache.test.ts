@@ -292,6 +292,24 @@ describe("a changed conda is never served a stale catalog", () => {
   );
 
   test(
+    "a stamp the startup snapshot just proved is not checked again; any other stamp is",
+    withConda({}, async (conda) => {
+      const cold = await conda.discover();
+      const { key, stamp } = cold.cache ?? { key: "", stamp: null };
+      const found = { executable: cold.installation.executable, catalogKey: key };
+      // A .condarc written after the proof: only a stamp that was not just proven sees it.
+      await writeFile(join(conda.fixture.prefix, ".condarc"), "no_plugins: true\n");
+      const proven = await conda.discover({ found: { ...found, verifiedStamp: stamp } });
+      expect(proven.installation.source).toBe("cache");
+      const other = { ...stamp, configDigest: "0".repeat(64) } as typeof stamp;
+      const checked = await conda.discover({ found: { ...found, verifiedStamp: other } });
+      expect(checked.installation.source).toBe("introspection");
+      expect(commands(checked)).not.toContain("greet");
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
     "with an env shebang PATH picks the interpreter, so PATH is part of the entry's key",
     withConda({ shebang: "env" }, async (conda) => {
       const log = join(conda.fixture.root, "python-runs.log");
