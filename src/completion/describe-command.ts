@@ -1,11 +1,11 @@
 import type {
   CompletionManifest,
   ManifestCommand,
-  ManifestDict,
   ManifestOption,
   ManifestPositional,
   ManifestRuntimeSource,
 } from "./completion-manifest.ts";
+import type { ManifestDict } from "./manifest-dict.ts";
 
 /** A direct subcommand: its name and summary only, never its subtree. */
 export interface SubcommandSummary {
