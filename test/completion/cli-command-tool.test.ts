@@ -177,6 +177,36 @@ describe("conda_cli_command availability", () => {
     expect(JSON.stringify(out)).not.toContain(dir);
   });
 
+  test("a command, option and subcommand called constructor, __proto__ or prototype are described", async () => {
+    const manifest = await exampleManifest();
+    (manifest.commands as Record<string, unknown>).constructor = {
+      summary: "A command called constructor.",
+      options: {
+        constructor: { description: "An option called constructor." },
+        // A computed key is an own property; a literal __proto__ would set the prototype.
+        ["__proto__"]: { description: "An option called __proto__." },
+      },
+      subcommands: { prototype: { summary: "A subcommand called prototype." } },
+    };
+    const path = await writeManifestFile(await caseDir(), manifest);
+    const out = structured(
+      await cliCommandTool(context({ manifestPath: path }), { command_path: ["constructor"] }),
+    );
+    if (out.availability !== "available") throw new Error("expected available");
+    expect(out.summary).toBe("A command called constructor.");
+    expect(Object.keys(out.options)).toEqual(["constructor", "__proto__"]);
+    expect(out.subcommands).toEqual([
+      { name: "prototype", summary: "A subcommand called prototype." },
+    ]);
+    const nested = structured(
+      await cliCommandTool(context({ manifestPath: path }), {
+        command_path: ["constructor", "prototype"],
+      }),
+    );
+    if (nested.availability !== "available") throw new Error("expected available");
+    expect(nested.summary).toBe("A subcommand called prototype.");
+  });
+
   test("an oversized file is unavailable", async () => {
     const out = structured(
       await cliCommandTool(
