@@ -1,7 +1,9 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import type { ToolInputJsonSchema } from "../schema/build-input-schema.ts";
+import { isJsonObject } from "../is-json-object.ts";
+import { advertisedJsonSchema, type ToolInputJsonSchema } from "../schema/build-input-schema.ts";
 import { toolJsonSchema } from "../schema/tool-json-schema.ts";
+import { fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 import { compareVersions } from "./compare-versions.ts";
 import type { ManifestReader } from "./create-manifest-reader.ts";
 import { CommandDescriptionSchema, describeCommand } from "./describe-command.ts";
@@ -24,21 +26,44 @@ export const MAX_COMMAND_WORD_LENGTH = 256;
 /** conda-completion releases before this wrote TOML (0.1) or a manifest without 0.3's fields. */
 export const MIN_COMPLETION_VERSION = "0.3";
 
-/** JSON Schema of the tool's arguments. */
-export const CLI_COMMAND_INPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    command_path: {
-      type: "array",
-      description:
-        'Command words after `conda`, e.g. ["env", "remove"]; empty or absent for conda itself. ' +
-        'An executable alias such as "cx" may stand first.',
-      items: { type: "string", minLength: 1, maxLength: MAX_COMMAND_WORD_LENGTH },
-      maxItems: MAX_COMMAND_PATH_ITEMS,
-    },
+const WORD = `a non-empty string of at most ${MAX_COMMAND_WORD_LENGTH} characters`;
+
+// Every schema carries its own expectation, so no valibot default (which quotes the received
+// value) reaches a client.
+const CliCommandInputSchema = v.strictObject(
+  {
+    command_path: v.optional(
+      // Stops at the first wrong item, so the refusal does not grow with the input.
+      v.config(
+        v.pipe(
+          v.array(
+            v.pipe(
+              v.string(WORD),
+              v.minLength(1, WORD),
+              v.maxLength(MAX_COMMAND_WORD_LENGTH, WORD),
+            ),
+            "an array of strings",
+          ),
+          v.maxLength(
+            MAX_COMMAND_PATH_ITEMS,
+            `an array of at most ${MAX_COMMAND_PATH_ITEMS} items`,
+          ),
+          v.description(
+            'Command words after `conda`, e.g. ["env", "remove"]; empty or absent for conda ' +
+              'itself. An executable alias such as "cx" may stand first.',
+          ),
+        ),
+        { abortEarly: true },
+      ),
+    ),
   },
-  additionalProperties: false,
-} as const;
+  "an object",
+);
+
+/** JSON Schema of the tool's arguments. */
+export const CLI_COMMAND_INPUT_SCHEMA = toolJsonSchema(
+  advertisedJsonSchema(CliCommandInputSchema, "full"),
+);
 
 // valibot's object drops the keys it does not name, so every object of a result it parsed is
 // closed; JSON Schema says so only when told.
@@ -185,30 +210,16 @@ export async function cliCommandTool(
 }
 
 function parseInput(input: unknown): { commandPath: string[] } | CliCommandError {
-  if (input === undefined || input === null) return { commandPath: [] };
-  if (typeof input !== "object" || Array.isArray(input)) {
-    return invalid("arguments: expected an object");
-  }
-  for (const key of Object.keys(input)) {
-    if (key !== "command_path") return invalid("arguments: only command_path is accepted");
-  }
-  const value = Object.hasOwn(input, "command_path")
-    ? (input as { command_path: unknown }).command_path
-    : undefined;
-  if (value === undefined) return { commandPath: [] };
-  if (!Array.isArray(value)) return invalid("command_path: expected an array of strings");
-  if (value.length > MAX_COMMAND_PATH_ITEMS) {
-    return invalid(`command_path: expected at most ${MAX_COMMAND_PATH_ITEMS} items`);
-  }
-  for (const [index, word] of value.entries()) {
-    if (typeof word !== "string" || word.length === 0 || word.length > MAX_COMMAND_WORD_LENGTH) {
-      return invalid(
-        `command_path/${index}: expected a non-empty string of at most ` +
-          `${MAX_COMMAND_WORD_LENGTH} characters`,
-      );
-    }
-  }
-  return { commandPath: value as string[] };
+  // No arguments at all describe conda itself.
+  const args = input ?? {};
+  if (!isJsonObject(args)) return invalid("/: expected an object");
+  const parsed = v.safeParse(CliCommandInputSchema, args, { message: fallbackMessage });
+  if (parsed.success) return { commandPath: parsed.output.command_path ?? [] };
+  return invalid(
+    toArgumentIssues(parsed.issues)
+      .map((issue) => `${issue.path}: ${issue.message}`)
+      .join("; "),
+  );
 }
 
 function invalid(message: string): CliCommandError {
