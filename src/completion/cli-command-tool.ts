@@ -1,6 +1,12 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { isJsonObject } from "../is-json-object.ts";
+import { advertisedJsonSchema, type ToolInputJsonSchema } from "../schema/build-input-schema.ts";
+import { toolJsonSchema } from "../schema/tool-json-schema.ts";
+import { fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 import { compareVersions } from "./compare-versions.ts";
 import type { ManifestReader } from "./create-manifest-reader.ts";
-import { type CommandDescription, describeCommand } from "./describe-command.ts";
+import { CommandDescriptionSchema, describeCommand } from "./describe-command.ts";
 import { readManifest } from "./read-manifest.ts";
 
 /** The MCP tool's name. */
@@ -20,136 +26,90 @@ export const MAX_COMMAND_WORD_LENGTH = 256;
 /** conda-completion releases before this wrote TOML (0.1) or a manifest without 0.3's fields. */
 export const MIN_COMPLETION_VERSION = "0.3";
 
+const WORD = `a non-empty string of at most ${MAX_COMMAND_WORD_LENGTH} characters`;
+
+// Every schema carries its own expectation, so no valibot default (which quotes the received
+// value) reaches a client.
+const CliCommandInputSchema = v.strictObject(
+  {
+    command_path: v.optional(
+      // Stops at the first wrong item, so the refusal does not grow with the input.
+      v.config(
+        v.pipe(
+          v.array(
+            v.pipe(
+              v.string(WORD),
+              v.minLength(1, WORD),
+              v.maxLength(MAX_COMMAND_WORD_LENGTH, WORD),
+            ),
+            "an array of strings",
+          ),
+          v.maxLength(
+            MAX_COMMAND_PATH_ITEMS,
+            `an array of at most ${MAX_COMMAND_PATH_ITEMS} items`,
+          ),
+          v.description(
+            'Command words after `conda`, e.g. ["env", "remove"]; empty or absent for conda ' +
+              'itself. An executable alias such as "cx" may stand first.',
+          ),
+        ),
+        { abortEarly: true },
+      ),
+    ),
+  },
+  "an object",
+);
+
 /** JSON Schema of the tool's arguments. */
-export const CLI_COMMAND_INPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    command_path: {
-      type: "array",
-      description:
-        'Command words after `conda`, e.g. ["env", "remove"]; empty or absent for conda itself. ' +
-        'An executable alias such as "cx" may stand first.',
-      items: { type: "string", minLength: 1, maxLength: MAX_COMMAND_WORD_LENGTH },
-      maxItems: MAX_COMMAND_PATH_ITEMS,
-    },
-  },
-  additionalProperties: false,
-} as const;
+export const CLI_COMMAND_INPUT_SCHEMA = toolJsonSchema(
+  advertisedJsonSchema(CliCommandInputSchema, "full"),
+);
 
-const STRING = { type: "string" } as const;
-const STRING_LIST = { type: "array", items: STRING } as const;
-const NULLABLE_STRING = { type: ["string", "null"] } as const;
+// valibot's object drops the keys it does not name, so every object of a result it parsed is
+// closed; JSON Schema says so only when told.
+function resultJsonSchema(schema: v.GenericSchema): ToolInputJsonSchema {
+  const converted = toJsonSchema(schema, {
+    errorMode: "throw",
+    overrideSchema: ({ valibotSchema, jsonSchema }) =>
+      valibotSchema.type === "object" ? { ...jsonSchema, additionalProperties: false } : undefined,
+  });
+  const { $schema: _dropped, ...rest } = converted as Record<string, unknown>;
+  return toolJsonSchema(rest);
+}
 
-const OPTION_SCHEMA = {
-  type: "object",
-  properties: {
-    short: STRING,
-    choices: STRING_LIST,
-    nargs: STRING,
-    completion_type: STRING,
-    description: STRING,
-    metavar: STRING,
-    default: STRING,
-    required: { type: "boolean" },
-    group: STRING,
-  },
-  additionalProperties: false,
-} as const;
+const CliCommandUnavailableSchema = v.object({
+  availability: v.picklist(["not_installed", "not_generated", "unavailable"]),
+  hint: v.string(),
+  reason: v.optional(v.string()),
+  installed_version: v.optional(v.string()),
+});
 
-const COMPLETION_RULE_SCHEMA = {
-  type: "object",
-  properties: { sources: STRING_LIST, when_options: STRING_LIST },
-  additionalProperties: false,
-} as const;
+const CliCommandAvailableSchema = v.object({
+  availability: v.literal("available"),
+  installed_version: v.string(),
+  hint: v.optional(v.string()),
+  ...CommandDescriptionSchema.entries,
+});
 
-const POSITIONAL_SCHEMA = {
-  type: "object",
-  properties: {
-    name: STRING,
-    choices: STRING_LIST,
-    nargs: STRING,
-    completion_type: STRING,
-    completion: {
-      type: "object",
-      properties: {
-        sources: STRING_LIST,
-        rules: { type: "array", items: COMPLETION_RULE_SCHEMA },
-      },
-      additionalProperties: false,
-    },
-    description: STRING,
-    metavar: STRING,
-  },
-  required: ["name"],
-  additionalProperties: false,
-} as const;
+/** The tool's structured result when the manifest cannot be used. */
+export type CliCommandUnavailable = v.InferOutput<typeof CliCommandUnavailableSchema>;
 
-const RUNTIME_SOURCE_SCHEMA = {
-  type: "object",
-  properties: {
-    kind: STRING,
-    description: STRING,
-    group: STRING,
-    env_var: STRING,
-    env_suffix: STRING_LIST,
-    home_suffix: STRING_LIST,
-    entry_type: STRING,
-    strip_suffix: STRING,
-    max_entries: {
-      description: "An integer; beyond ±(2^53 − 1) given exactly as a decimal string.",
-      type: ["integer", "string"],
-    },
-  },
-  additionalProperties: false,
-} as const;
+/** The tool's structured result for a described command. */
+export type CliCommandAvailable = v.InferOutput<typeof CliCommandAvailableSchema>;
 
-const NAMED_SCHEMA = {
-  type: "object",
-  properties: { name: STRING, summary: STRING, description: STRING },
-  required: ["name"],
-  additionalProperties: false,
-} as const;
+// MCP takes one object schema for a tool's result: the fields of both results, only
+// availability required (it keeps its place first; its value becomes the union of both's).
+const CliCommandResultSchema = v.strictObject({
+  ...v.partial(CliCommandUnavailableSchema).entries,
+  ...v.partial(CliCommandAvailableSchema).entries,
+  availability: v.picklist([
+    CliCommandAvailableSchema.entries.availability.literal,
+    ...CliCommandUnavailableSchema.entries.availability.options,
+  ]),
+});
 
-/** JSON Schema of the tool's structured result (mutable `required`, as the SDK's Tool type wants). */
-export const CLI_COMMAND_OUTPUT_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    availability: {
-      type: "string",
-      enum: ["available", "not_installed", "not_generated", "unavailable"],
-    },
-    hint: STRING,
-    reason: STRING,
-    installed_version: STRING,
-    command_path: STRING_LIST,
-    summary: STRING,
-    options: { type: "object", additionalProperties: OPTION_SCHEMA },
-    positionals: { type: "array", items: POSITIONAL_SCHEMA },
-    subcommands: { type: "array", items: NAMED_SCHEMA },
-    exclusive_groups: { type: "array", items: STRING_LIST },
-    runtime_sources: { type: "object", additionalProperties: RUNTIME_SOURCE_SCHEMA },
-    aliases: { type: "array", items: NAMED_SCHEMA },
-    alias_resolution: {
-      type: "object",
-      properties: { alias: STRING, target: STRING_LIST, description: STRING },
-      required: ["alias", "target"],
-      additionalProperties: false,
-    },
-    manifest: {
-      type: "object",
-      properties: {
-        version: { type: "integer" },
-        generated_at: NULLABLE_STRING,
-        plugin_hash: NULLABLE_STRING,
-      },
-      required: ["version", "generated_at", "plugin_hash"],
-      additionalProperties: false,
-    },
-    stale: { type: ["boolean", "null"] },
-  },
-  required: ["availability"],
-  additionalProperties: false,
-};
+/** JSON Schema of the tool's structured result. */
+export const CLI_COMMAND_OUTPUT_SCHEMA = resultJsonSchema(CliCommandResultSchema);
 
 /** What the server knows about the target conda when the tool is called. */
 export interface CliCommandContext {
@@ -162,21 +122,6 @@ export interface CliCommandContext {
   /** Defaults to an uncached `readManifest`; pass `createManifestReader()` to reuse decodes. */
   readManifest?: ManifestReader;
 }
-
-/** The tool's structured result when the manifest cannot be used. */
-export interface CliCommandUnavailable {
-  availability: "not_installed" | "not_generated" | "unavailable";
-  hint: string;
-  reason?: string;
-  installed_version?: string;
-}
-
-/** The tool's structured result for a described command. */
-export type CliCommandAvailable = CommandDescription & {
-  availability: "available";
-  installed_version: string;
-  hint?: string;
-};
 
 /** A request the server answers with a JSON-RPC invalid-params error; `message` echoes no input. */
 export interface CliCommandError {
@@ -265,30 +210,16 @@ export async function cliCommandTool(
 }
 
 function parseInput(input: unknown): { commandPath: string[] } | CliCommandError {
-  if (input === undefined || input === null) return { commandPath: [] };
-  if (typeof input !== "object" || Array.isArray(input)) {
-    return invalid("arguments: expected an object");
-  }
-  for (const key of Object.keys(input)) {
-    if (key !== "command_path") return invalid("arguments: only command_path is accepted");
-  }
-  const value = Object.hasOwn(input, "command_path")
-    ? (input as { command_path: unknown }).command_path
-    : undefined;
-  if (value === undefined) return { commandPath: [] };
-  if (!Array.isArray(value)) return invalid("command_path: expected an array of strings");
-  if (value.length > MAX_COMMAND_PATH_ITEMS) {
-    return invalid(`command_path: expected at most ${MAX_COMMAND_PATH_ITEMS} items`);
-  }
-  for (const [index, word] of value.entries()) {
-    if (typeof word !== "string" || word.length === 0 || word.length > MAX_COMMAND_WORD_LENGTH) {
-      return invalid(
-        `command_path/${index}: expected a non-empty string of at most ` +
-          `${MAX_COMMAND_WORD_LENGTH} characters`,
-      );
-    }
-  }
-  return { commandPath: value as string[] };
+  // No arguments at all describe conda itself.
+  const args = input ?? {};
+  if (!isJsonObject(args)) return invalid("/: expected an object");
+  const parsed = v.safeParse(CliCommandInputSchema, args, { message: fallbackMessage });
+  if (parsed.success) return { commandPath: parsed.output.command_path ?? [] };
+  return invalid(
+    toArgumentIssues(parsed.issues)
+      .map((issue) => `${issue.path}: ${issue.message}`)
+      .join("; "),
+  );
 }
 
 function invalid(message: string): CliCommandError {

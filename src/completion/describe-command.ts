@@ -1,50 +1,57 @@
-import type {
-  CompletionManifest,
-  ManifestCommand,
-  ManifestDict,
-  ManifestOption,
-  ManifestPositional,
-  ManifestRuntimeSource,
+import * as v from "valibot";
+import {
+  type CompletionManifest,
+  type ManifestCommand,
+  type ManifestOption,
+  ManifestOptionSchema,
+  type ManifestPositional,
+  ManifestPositionalSchema,
+  type ManifestRuntimeSource,
+  ManifestRuntimeSourceSchema,
 } from "./completion-manifest.ts";
+import { type ManifestDict, manifestDict } from "./manifest-dict.ts";
 
-/** A direct subcommand: its name and summary only, never its subtree. */
-export interface SubcommandSummary {
-  name: string;
-  summary?: string;
-}
-
-/** An executable alias (`cx`) whose target is the described command. */
-export interface CommandAlias {
-  name: string;
-  description?: string;
-}
+const text = v.string();
+const textList = v.array(text);
 
 /** Present when the requested path started with an executable alias instead of a command. */
-export interface AliasResolution {
-  alias: string;
+const AliasResolutionSchema = v.object({
+  alias: text,
   /** The alias's target path; the described command is this plus the rest of the request. */
-  target: string[];
-  description?: string;
-}
+  target: textList,
+  description: v.optional(text),
+});
 
 /** One command as the manifest describes it, plus the manifest's own metadata. */
-export interface CommandDescription {
+export const CommandDescriptionSchema = v.object({
   /** The resolved command path (`[]` is conda itself). */
-  command_path: string[];
-  summary?: string;
+  command_path: textList,
+  summary: v.optional(text),
   /** Options keyed by first long flag, fields exactly as in the manifest. */
-  options: Record<string, ManifestOption>;
-  positionals: ManifestPositional[];
-  subcommands: SubcommandSummary[];
-  exclusive_groups: string[][];
+  options: manifestDict(ManifestOptionSchema),
+  positionals: v.array(ManifestPositionalSchema),
+  /** Direct subcommands: their names and summaries only, never their subtrees. */
+  subcommands: v.array(v.object({ name: text, summary: v.optional(text) })),
+  exclusive_groups: v.array(textList),
   /** Only the runtime sources this command's options and positionals refer to. */
-  runtime_sources: Record<string, ManifestRuntimeSource>;
-  aliases: CommandAlias[];
-  alias_resolution?: AliasResolution;
-  manifest: { version: 1; generated_at: string | null; plugin_hash: string | null };
+  runtime_sources: manifestDict(ManifestRuntimeSourceSchema),
+  /** The executable aliases (`cx`) whose target is the described command. */
+  aliases: v.array(v.object({ name: text, description: v.optional(text) })),
+  alias_resolution: v.optional(AliasResolutionSchema),
+  manifest: v.object({
+    version: v.pipe(v.number(), v.integer()),
+    generated_at: v.nullable(text),
+    plugin_hash: v.nullable(text),
+  }),
   /** The plugin set changed since generation; null when the current hash is unknown. */
-  stale: boolean | null;
-}
+  stale: v.nullable(v.boolean()),
+});
+
+/** One command as the manifest describes it, plus the manifest's own metadata. */
+export type CommandDescription = v.InferOutput<typeof CommandDescriptionSchema>;
+
+type AliasResolution = v.InferOutput<typeof AliasResolutionSchema>;
+type CommandAlias = CommandDescription["aliases"][number];
 
 /** The path names no command in the manifest; deliberately carries no part of the path. */
 export interface UnknownCommand {

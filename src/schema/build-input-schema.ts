@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { Arity, CatalogCommand, Param, ValueSpec } from "../catalog/catalog-types.ts";
 import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
+import { toolJsonSchema } from "./tool-json-schema.ts";
 
 /**
  * Longest accepted string value, in code points as JSON Schema's maxLength counts them. At four
@@ -321,17 +322,10 @@ export function buildInputSchema(
     unknown,
     Record<string, unknown>
   >;
-  const rest = advertisedJsonSchema(validator, detail);
+  const jsonSchema = toolJsonSchema(advertisedJsonSchema(validator, detail));
   const groupNotes = command.exclusiveGroups
     .filter((g) => g.required)
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
-  const jsonSchema: ToolInputJsonSchema = {
-    ...rest,
-    type: "object",
-    properties: (rest.properties ?? {}) as Record<string, object>,
-    required: (rest.required ?? []) as string[],
-    additionalProperties: false,
-  };
   if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
   return { validator, jsonSchema };
 }

@@ -8,6 +8,7 @@ import {
   type ToolInputJsonSchema,
   wellFormedString,
 } from "../schema/build-input-schema.ts";
+import { toolJsonSchema } from "../schema/tool-json-schema.ts";
 import { type ArgumentIssue, fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 
 /** Name of the raw command-line tool. */
@@ -77,15 +78,8 @@ export interface ExecuteTool {
 /** Builds conda_execute's schema for the server's limits: one shape for validation and clients. */
 export function createExecuteTool(limits: ExecuteLimits, detail: SchemaDetail): ExecuteTool {
   const schema = executeInputSchema(limits);
-  const advertised = advertisedJsonSchema(schema, detail);
   return {
-    jsonSchema: {
-      ...advertised,
-      type: "object",
-      properties: (advertised.properties ?? {}) as Record<string, object>,
-      required: (advertised.required ?? []) as string[],
-      additionalProperties: false,
-    },
+    jsonSchema: toolJsonSchema(advertisedJsonSchema(schema, detail)),
     validate(input) {
       if (!isJsonObject(input)) {
         return { success: false, issues: [{ path: "/", message: "expected an object" }] };

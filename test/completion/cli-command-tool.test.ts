@@ -177,6 +177,39 @@ describe("conda_cli_command availability", () => {
     expect(JSON.stringify(out)).not.toContain(dir);
   });
 
+  test("a command, option and subcommand called constructor, __proto__ or prototype are described", async () => {
+    const manifest = await exampleManifest();
+    manifest.commands = {
+      ...(manifest.commands as object),
+      constructor: {
+        summary: "A command called constructor.",
+        options: {
+          constructor: { description: "An option called constructor." },
+          // A computed key is an own property; a literal __proto__ would set the prototype.
+          ["__proto__"]: { description: "An option called __proto__." },
+        },
+        subcommands: { prototype: { summary: "A subcommand called prototype." } },
+      },
+    };
+    const path = await writeManifestFile(await caseDir(), manifest);
+    const out = structured(
+      await cliCommandTool(context({ manifestPath: path }), { command_path: ["constructor"] }),
+    );
+    if (out.availability !== "available") throw new Error("expected available");
+    expect(out.summary).toBe("A command called constructor.");
+    expect(Object.keys(out.options)).toEqual(["constructor", "__proto__"]);
+    expect(out.subcommands).toEqual([
+      { name: "prototype", summary: "A subcommand called prototype." },
+    ]);
+    const nested = structured(
+      await cliCommandTool(context({ manifestPath: path }), {
+        command_path: ["constructor", "prototype"],
+      }),
+    );
+    if (nested.availability !== "available") throw new Error("expected available");
+    expect(nested.summary).toBe("A subcommand called prototype.");
+  });
+
   test("an oversized file is unavailable", async () => {
     const out = structured(
       await cliCommandTool(
@@ -214,6 +247,21 @@ describe("conda_cli_command arguments", () => {
     if (typeof input === "object" && input !== null && !Array.isArray(input)) {
       expect(validateInput(input).valid).toBe(false);
     }
+  });
+
+  test.each([
+    [
+      { command_path: [""] },
+      "/command_path/0: expected a non-empty string of at most 256 characters",
+    ],
+    [
+      { command_path: Array.from({ length: 17 }, () => "env") },
+      "/command_path: expected an array of at most 16 items",
+    ],
+    [{ command_path: [], secret_value: "s3cret" }, "/secret_value: unknown property"],
+    ["install", "/: expected an object"],
+  ])("%j is refused with the JSON path and the expectation", async (input, message) => {
+    expect(await cliCommandTool(context(), input)).toEqual({ error: "invalid_params", message });
   });
 
   test.each([

@@ -87,6 +87,28 @@ describe("readManifest on a real 0.3 manifest", () => {
     expect(JSON.stringify(result)).not.toContain("future_");
   });
 
+  test("a nil field reads as absent, and a nil generated_at or plugin_hash as null", async () => {
+    const result = await readVariant((m) => {
+      m.generated_at = null;
+      m.plugin_hash = null;
+      const commands = m.commands as Record<string, Record<string, unknown>>;
+      const install = commands.install as Record<string, unknown>;
+      install.summary = null;
+      install.positionals = null;
+      const options = install.options as Record<string, Record<string, unknown>>;
+      (options["--name"] as Record<string, unknown>).short = null;
+      return m;
+    });
+    if (result.state !== "ok") throw new Error("expected ok");
+    const { manifest } = result;
+    expect(manifest.generated_at).toBeNull();
+    expect(manifest.plugin_hash).toBeNull();
+    const install = manifest.commands.install;
+    expect(install && Object.hasOwn(install, "summary")).toBe(false);
+    expect(install?.positionals).toEqual([]);
+    expect(Object.keys(install?.options["--name"] ?? {})).not.toContain("short");
+  });
+
   test("returns a frozen manifest that callers cannot alter", async () => {
     const result = await readVariant(() => undefined);
     if (result.state !== "ok") throw new Error("expected ok");
@@ -268,6 +290,26 @@ const WRONG_STRUCTURE: [title: string, content: unknown, reason: string][] = [
     "nested subcommand with a bad field",
     { version: 1, commands: { env: { subcommands: { remove: { summary: 3 } } } } },
     "manifest field commands.*.subcommands.*.summary: expected a string",
+  ],
+  [
+    "a positional that is not a map",
+    { version: 1, commands: { install: { positionals: ["x"] } } },
+    "manifest field commands.*.positionals[]: expected a map",
+  ],
+  [
+    "a positional whose name is nil",
+    { version: 1, commands: { install: { positionals: [{ name: null }] } } },
+    "manifest field commands.*.positionals[].name: expected a string",
+  ],
+  [
+    "a command that is nil",
+    { version: 1, commands: { install: null } },
+    "manifest field commands.*: expected a map",
+  ],
+  [
+    "an exclusive group with a number in it",
+    { version: 1, commands: { install: { exclusive_groups: [["-n", 1]] } } },
+    "manifest field commands.*.exclusive_groups: expected a list of lists of strings",
   ],
   [
     "exclusive groups of the wrong shape",
