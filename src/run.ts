@@ -29,7 +29,11 @@ export async function run(input: {
     pythonStarted = resolve;
   });
   const discovering = discoverCatalog(config, log, input.found, pythonStarted);
-  if (config.mode === "catalog") return printCatalog(config, await discovering);
+  if (config.mode === "catalog") {
+    const discovered = await discovering;
+    await printCatalog(config, discovered);
+    return discovered.discovery.cache?.written;
+  }
   // The server's modules (the MCP SDK builds its zod schemas) load while conda's Python works.
   await Promise.race([started, discovering.catch(() => {})]);
   const { serve } = await import("./server/serve.ts");
@@ -46,6 +50,7 @@ export async function run(input: {
       ? createSnapshotRecorder({ ...input, discovery })
       : null;
   await serve({ ...input, conda: discovery, catalog, stop: stop.signal, recorder });
+  await discovery.cache?.written;
 }
 
 /** `catalog`: what would be served, as text or (`--json`) as the catalog document. */

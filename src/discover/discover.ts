@@ -50,8 +50,11 @@ export interface Discovery extends DiscoveredConda {
   pythonSource: PythonSource;
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
-  /** The cache entry's key and the stamp that proves it current; null with `--no-cache`. */
-  cache: { key: string; stamp: CacheStamp } | null;
+  /**
+   * The cache entry's key, the stamp that proves it current, and when a fresh entry is stored
+   * (written off the start-up's path; never rejects); null with `--no-cache`.
+   */
+  cache: { key: string; stamp: CacheStamp; written: Promise<void> } | null;
 }
 
 /**
@@ -82,7 +85,11 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     const cached = await readCatalogCache(cache, key, options.found?.verifiedStamp ?? null);
     if (cached) {
       const { stamp, ...restored } = cached;
-      return discovered(executable, restored, "cache", 0, { key, stamp });
+      return discovered(executable, restored, "cache", 0, {
+        key,
+        stamp,
+        written: Promise.resolve(),
+      });
     }
   }
 
@@ -109,8 +116,8 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   };
   if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
   const stamp = cacheStamp(cache, fresh);
-  await writeCatalogCache(cache, key, fresh, stamp);
-  return discovered(executable, fresh, "introspection", pythonMs, { key, stamp });
+  const written = writeCatalogCache(cache, key, fresh, stamp);
+  return discovered(executable, fresh, "introspection", pythonMs, { key, stamp, written });
 }
 
 /** The tree and installation of a discovery, fresh or restored from the cache. */

@@ -77,8 +77,8 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
       const text = await readFile(log, "utf8").catch(() => "");
       return text.split("\n").filter((line) => line === "run").length;
     },
-    discover: (overrides = {}) =>
-      discover({
+    discover: async (overrides = {}) => {
+      const discovery = await discover({
         env,
         platform: process.platform,
         timeoutMs: TIMEOUT,
@@ -86,7 +86,10 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
         home: fixture.home,
         log: (line) => logs.push(line),
         ...overrides,
-      }),
+      });
+      await discovery.cache?.written;
+      return discovery;
+    },
     entries: async () => (await readdir(cacheDir).catch(() => [] as string[])).sort(),
     cleanup: () => fixture.cleanup(),
   };
