@@ -2,10 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { readCapped } from "../../src/execute/read-capped.ts";
 import { deadline } from "./process-test-helpers.ts";
 
-function streamOf(chunks: readonly number[][]): ReadableStream<Uint8Array> {
+function streamOf(chunks: readonly (number[] | Uint8Array)[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
     start(controller) {
-      for (const chunk of chunks) controller.enqueue(new Uint8Array(chunk));
+      for (const chunk of chunks) {
+        controller.enqueue(chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk));
+      }
       controller.close();
     },
   });
@@ -48,6 +50,26 @@ describe("readCapped", () => {
       truncated: true,
     });
     expect(seen).toEqual([4, 4, 2]);
+  });
+
+  test("a dropped chunk is released at once, and the kept head is left intact", async () => {
+    const chunks = [bytes("aaaa"), bytes("bbbb"), bytes("cc")].map((c) => new Uint8Array(c));
+    const read = readCapped(streamOf(chunks), 5);
+    expect(await deadline(read.result, 5000, "readCapped")).toEqual({
+      text: "aaaab",
+      truncated: true,
+    });
+    expect(chunks.map((chunk) => chunk.buffer.byteLength)).toEqual([4, 0, 0]);
+  });
+
+  test("a dropped chunk sharing its buffer with other views is not released", async () => {
+    const shared = new Uint8Array(new TextEncoder().encode("aaaabbbb"));
+    const read = readCapped(streamOf([shared.subarray(0, 4), shared.subarray(4)]), 2);
+    expect(await deadline(read.result, 5000, "readCapped")).toEqual({
+      text: "aa",
+      truncated: true,
+    });
+    expect(new TextDecoder().decode(shared)).toBe("aaaabbbb");
   });
 
   test("stop ends a read whose stream never closes, keeping what arrived", async () => {
