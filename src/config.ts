@@ -4,11 +4,12 @@ import { invalidOption } from "./config/invalid-option.ts";
 import { OPTION_TABLE } from "./config/option-table.ts";
 import type { Settings, StartupOption } from "./config/startup-option.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
+import { SETUP_CLIENTS, type SetupClient, type SetupScope } from "./setup/setup-clients.ts";
 
 export { DEFAULTS };
 
 /** What the program was asked to do. */
-export type Mode = "serve" | "catalog" | "help" | "version";
+export type Mode = "serve" | "catalog" | "setup" | "help" | "version";
 
 /** Where `--http [host:]port` listens; `loopback` is false for any address beyond this machine. */
 export interface HttpListen {
@@ -53,6 +54,17 @@ export interface Config {
   readonly cache: boolean;
   /** `--schema-detail`: how much each tool definition says (compact by default). */
   readonly schemaDetail: SchemaDetail;
+  /** `setup CLIENT`: the client whose MCP configuration file setup writes. */
+  readonly setupClient: SetupClient | null;
+  /** `setup --scope`: the user's own file (default) or the project's, under `cwd`. */
+  readonly setupScope: SetupScope;
+  /** `setup --print`: print the file setup would write instead of writing it. */
+  readonly print: boolean;
+  /**
+   * The serving options given (those the library entry also takes, but `--conda`), as
+   * `--flag [value]` in order: what `setup` writes into the client's entry.
+   */
+  readonly serveArgs: readonly string[];
   /** Environment passed to conda and used for discovery. */
   readonly env: Readonly<Record<string, string>>;
   readonly platform: NodeJS.Platform;
@@ -76,7 +88,8 @@ const SYNOPSES: readonly [string, string][] = [
   ["--http PORT [...]", "serve MCP over Streamable HTTP on 127.0.0.1:PORT"],
   ...COMMANDS.map((command): [string, string] => {
     const own = OPTION_TABLE.filter((option) => option.command === command.mode);
-    return [[command.name, ...own.map((o) => `[${optionUsage(o)}]`)].join(" "), command.summary];
+    const words = [command.name, ...(command.operand ? [command.operand.metavar] : [])];
+    return [[...words, ...own.map((o) => `[${optionUsage(o)}]`)].join(" "), command.summary];
   }),
 ];
 
@@ -119,18 +132,43 @@ function splitInline(arg: string): [string, string | undefined] {
     : [arg, undefined];
 }
 
+/** The command word at the start of argv and its operand, if any: the settings and words used. */
+function readCommand(argv: readonly string[]): { settings: Partial<Settings>; used: number } {
+  const command = COMMANDS.find((c) => c.name === argv[0]);
+  if (command === undefined) return { settings: {}, used: 0 };
+  const { operand } = command;
+  if (operand === undefined) return { settings: { mode: command.mode }, used: 1 };
+  const word = argv[1];
+  if (word !== undefined && operand.choices.includes(word)) {
+    return { settings: { mode: command.mode, ...operand.parse(word) }, used: 2 };
+  }
+  // A missing operand is refused once every argument is read, so that `setup --help` helps.
+  if (word !== undefined && !word.startsWith("-")) {
+    throw invalidOption(
+      `${command.name} takes ${operand.metavar} (${operand.choices.join(", ")}), not ${JSON.stringify(word.slice(0, 80))}`,
+    );
+  }
+  return { settings: { mode: command.mode }, used: 1 };
+}
+
+/** Options that go into a served entry `setup` writes: the library's settings but `--conda`. */
+function isServeArg(option: StartupOption): boolean {
+  return option.library !== undefined && option.flags[0] !== "--conda";
+}
+
 /** Applies each argument's table row in order; returns the settings and the options given. */
-function readArgv(argv: readonly string[]): { settings: Settings; given: Set<StartupOption> } {
-  let settings = DEFAULT_SETTINGS;
+function readArgv(argv: readonly string[]): {
+  settings: Settings;
+  given: Set<StartupOption>;
+  serveArgs: string[];
+} {
+  const command = readCommand(argv);
+  let settings: Settings = { ...DEFAULT_SETTINGS, ...command.settings };
   const given = new Set<StartupOption>();
-  for (let i = 0; i < argv.length; i++) {
+  const serveArgs: string[] = [];
+  for (let i = command.used; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const command = COMMANDS.find((c) => c.name === arg);
-    if (command !== undefined) {
-      if (i !== 0) throw invalidOption(`${arg} must come first`);
-      settings = { ...settings, mode: command.mode };
-      continue;
-    }
+    if (COMMANDS.some((c) => c.name === arg)) throw invalidOption(`${arg} must come first`);
     const [flag, inline] = splitInline(arg);
     const option = OPTIONS_BY_FLAG.get(flag);
     // The argument itself is the user's own input on their own terminal: safe to name.
@@ -141,13 +179,15 @@ function readArgv(argv: readonly string[]): { settings: Settings; given: Set<Sta
     if (option.metavar === undefined) {
       if (inline !== undefined) throw invalidOption(`${flag} takes no value`);
       settings = { ...settings, ...option.sets };
+      if (isServeArg(option)) serveArgs.push(option.flags[0]);
       continue;
     }
     const value = inline ?? argv[++i];
     if (value === undefined) throw invalidOption(`${flag} needs a value`);
     settings = { ...settings, ...option.parse(value, flag) };
+    if (isServeArg(option)) serveArgs.push(option.flags[0], value);
   }
-  return { settings, given };
+  return { settings, given, serveArgs };
 }
 
 /** Refuses options that contradict each other, once every argument is read. */
@@ -161,8 +201,18 @@ function checkCombinations(settings: Settings, given: ReadonlySet<StartupOption>
   if (http === null && (httpTokenFile !== null || httpAllowRemote)) {
     throw invalidOption("--http-token-file and --http-allow-remote go with --http");
   }
-  if (http !== null && mode === "catalog") {
-    throw invalidOption("--http goes with serving, not catalog");
+  if (http !== null && (mode === "catalog" || mode === "setup")) {
+    throw invalidOption(`--http goes with serving, not ${mode}`);
+  }
+  const client = SETUP_CLIENTS.find((c) => c.name === settings.setupClient);
+  if (mode === "setup" && client === undefined) {
+    const names = SETUP_CLIENTS.map((c) => c.name).join(", ");
+    throw invalidOption(`setup needs the client right after it: one of ${names}`);
+  }
+  if (mode === "setup" && settings.setupScope === "project" && client?.projectScope === false) {
+    throw invalidOption(
+      `${client.name} has no project scope: ${client.label} reads only the user's own file (leave out --scope)`,
+    );
   }
   if (http !== null && !http.loopback && !httpAllowRemote) {
     throw invalidOption(
@@ -173,13 +223,14 @@ function checkCombinations(settings: Settings, given: ReadonlySet<StartupOption>
 
 /** Parses and validates the command line once; a bad option throws naming what to change. */
 export function parseConfig(argv: readonly string[], host: HostFacts): Config {
-  const { settings, given } = readArgv(argv);
+  const { settings, given, serveArgs } = readArgv(argv);
   checkCombinations(settings, given);
   const env: Record<string, string> = {};
   for (const [key, val] of Object.entries(host.env)) if (val !== undefined) env[key] = val;
   return {
     ...settings,
     maxStdinBytes: DEFAULTS.maxStdinBytes,
+    serveArgs,
     env,
     platform: host.platform,
     home: host.home,

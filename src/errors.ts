@@ -6,6 +6,7 @@ export type ErrorCode =
   | "INTROSPECTION_FAILED"
   | "UNSUPPORTED_CONDA"
   | "INVALID_OPTION"
+  | "SETUP_FAILED"
   | "INTERNAL";
 
 /** The one error class this program throws; expected outcomes are values, not exceptions. */

@@ -26,6 +26,12 @@ async function main(config: Config): Promise<void> {
     await writeAll(process.stdout, `conda-mcp ${VERSION}\n`);
     return;
   }
+  if (config.mode === "setup") {
+    const { runSetup } = await import("./setup/run-setup.ts");
+    const launch = { execPath: process.execPath, mainPath: import.meta.path };
+    await runSetup(config, launch, { stdout: process.stdout, stderr: process.stderr });
+    return;
+  }
   // Reading stdin starts at once, so its set-up overlaps validating the snapshot.
   const stdin =
     config.mode === "serve" && config.http === null ? new LineReader(process.stdin) : null;

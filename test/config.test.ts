@@ -34,6 +34,12 @@ test.each([
   [["catalog", "--json"], { mode: "catalog", json: true }],
   [["--no-cache", "--read-only-tools"], { cache: false, readOnlyTools: true }],
   [["--schema-detail", "full"], { schemaDetail: "full" }],
+  [["setup", "vscode"], { mode: "setup", setupClient: "vscode", setupScope: "user", print: false }],
+  [
+    ["setup", "cursor", "--scope", "project", "--print", "--allow-write", "--timeout=5"],
+    { setupScope: "project", print: true, serveArgs: ["--allow-write", "--timeout", "5"] },
+  ],
+  [["setup", "gemini", "--help"], { mode: "help" }],
   [["--help"], { mode: "help" }],
   [["--version"], { mode: "version" }],
 ])("parseConfig(%j)", (argv, expected) => {
@@ -49,6 +55,16 @@ test.each([
   [["--tools", " , "], "--tools needs at least one tool name"],
   [["--max-output-bytes", "lots"], "--max-output-bytes takes a number"],
   [["--schema-detail", "verbose"], "--schema-detail takes compact or full"],
+  [["setup"], "setup needs the client right after it: one of claude-desktop, claude-code"],
+  [
+    ["setup", "zed"],
+    'setup takes CLIENT (claude-desktop, claude-code, vscode, cursor, gemini), not "zed"',
+  ],
+  [["setup", "claude-desktop", "--scope", "project"], "claude-desktop has no project scope"],
+  [["setup", "cursor", "--scope", "team"], "--scope takes user or project"],
+  [["setup", "cursor", "--http", "8080"], "--http goes with serving, not setup"],
+  [["--print"], "--print goes with the setup command"],
+  [["--allow-write", "setup", "cursor"], "setup must come first"],
 ])("parseConfig(%j) refuses with a message saying what to change", (argv, message) => {
   let thrown: unknown;
   try {

@@ -28,4 +28,7 @@ export const DEFAULT_SETTINGS: Settings = {
   heartbeatMs: DEFAULTS.heartbeatMs,
   cache: true,
   schemaDetail: "compact",
+  setupClient: null,
+  setupScope: "user",
+  print: false,
 };

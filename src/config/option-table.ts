@@ -1,5 +1,6 @@
 import { POLICY_STARTUP_OPTIONS } from "../policy/policy-startup-options.ts";
 import type { SchemaDetail } from "../schema/build-input-schema.ts";
+import { SETUP_SCOPES, type SetupScope } from "../setup/setup-clients.ts";
 import { DEFAULTS } from "./defaults.ts";
 import { invalidOption } from "./invalid-option.ts";
 import { parseHttpListen } from "./parse-http-listen.ts";
@@ -19,6 +20,12 @@ function positiveNumber(flag: string, raw: string, max: number): number {
 /** A positive number of seconds, at most `max`, in whole milliseconds. */
 function milliseconds(flag: string, raw: string, max: number): number {
   return Math.round(positiveNumber(flag, raw, max) * 1000);
+}
+
+function setupScope(flag: string, raw: string): SetupScope {
+  const scope = SETUP_SCOPES.find((s) => s === raw);
+  if (scope === undefined) throw invalidOption(`${flag} takes ${SETUP_SCOPES.join(" or ")}`);
+  return scope;
 }
 
 function schemaDetail(flag: string, raw: string): SchemaDetail {
@@ -107,5 +114,18 @@ export const OPTION_TABLE: readonly StartupOption[] = [
     command: "catalog",
     help: "print the catalog as JSON",
     sets: { json: true },
+  },
+  {
+    flags: ["--scope"],
+    command: "setup",
+    metavar: SETUP_SCOPES.join("|"),
+    help: "write the user's own configuration file (default) or the project's, under the working directory",
+    parse: (value, flag) => ({ setupScope: setupScope(flag, value) }),
+  },
+  {
+    flags: ["--print"],
+    command: "setup",
+    help: "print the configuration file setup would write, and write nothing",
+    sets: { print: true },
   },
 ];

@@ -1,7 +1,10 @@
 import type { Config, Mode } from "../config.ts";
 
 /** The Config fields the command line sets; the rest come from the host and DEFAULTS. */
-export type Settings = Omit<Config, "env" | "platform" | "home" | "cwd" | "maxStdinBytes">;
+export type Settings = Omit<
+  Config,
+  "env" | "platform" | "home" | "cwd" | "maxStdinBytes" | "serveArgs"
+>;
 
 interface OptionBase {
   /** Its spellings; `--help` shows the first. */
@@ -40,4 +43,10 @@ export interface Command {
   readonly mode: Mode;
   /** Its line under `Usage:` in `--help`. */
   readonly summary: string;
+  /** A word that must follow it (`setup cursor`): how `--help` names it, the words it may be. */
+  readonly operand?: {
+    readonly metavar: string;
+    readonly choices: readonly string[];
+    readonly parse: (word: string) => Partial<Settings>;
+  };
 }

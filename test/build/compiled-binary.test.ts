@@ -150,6 +150,24 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
     }
   });
 
+  test("setup writes the binary's own path as the command, with the absolute conda", async () => {
+    const home = await mkdtemp(join(work, "setup-home-"));
+    const run = await runBinary(
+      ["setup", "cursor", "--print", "--conda", fixture.condaExe, "--allow-write"],
+      elsewhere,
+      { ...fixture.env, HOME: home },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      mcpServers: {
+        conda: {
+          command: join(elsewhere, "conda-mcp"),
+          args: ["--conda", fixture.condaExe, "--allow-write"],
+        },
+      },
+    });
+  });
+
   test("it does not load .env or bunfig.toml (preload) from its working directory", async () => {
     const cwd = await hostileDirectory();
     // PATH is an empty folder: only a loaded .env (CONDA_EXE) could let discovery find conda.

@@ -29,10 +29,26 @@ test.each(OPTION_TABLE.filter((o) => o.metavar !== undefined).map((o) => [o.flag
   },
 );
 
+/** A value each command-only option with a value accepts. */
+const SAMPLE_VALUES: Record<string, string> = { "--scope": "project" };
+
 test.each(OPTION_TABLE.filter((o) => o.command !== undefined).map((o) => [o.flags[0], o.command]))(
   "%s goes only with the %s command",
-  (flag, command) => {
-    expect(() => parseConfig([flag], host)).toThrow(`${flag} goes with the ${command} command`);
-    expect(() => parseConfig([command as string, flag], host)).not.toThrow();
+  (flag, mode) => {
+    const option = OPTION_TABLE.find((o) => o.flags[0] === flag);
+    const given = option?.metavar === undefined ? [flag] : [flag, SAMPLE_VALUES[flag] ?? ""];
+    expect(() => parseConfig(given, host)).toThrow(`${flag} goes with the ${mode} command`);
+    const command = COMMANDS.find((c) => c.mode === mode);
+    // The command word, then its operand when it takes one (the last choice: a project scope).
+    const words = [command?.name ?? "", ...(command?.operand?.choices.slice(-1) ?? [])];
+    expect(() => parseConfig([...words, ...given], host)).not.toThrow();
   },
 );
+
+test("--help names each command with its operand and its own options", () => {
+  const text = usage("1.2.3");
+  expect(text).toContain("conda-mcp setup CLIENT [--scope user|project] [--print]");
+  for (const client of ["claude-desktop", "claude-code", "vscode", "cursor", "gemini"]) {
+    expect(text).toContain(client);
+  }
+});
