@@ -14,7 +14,7 @@ import {
   type NpmPackage,
   parseNpmPackagesArgs,
 } from "../../scripts/build-npm-packages.ts";
-import { hostReleaseBuild } from "../support/host-release-build.ts";
+import { buildHostRelease, type HostReleaseBuild } from "../support/host-release-build.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { initializeLine } from "../support/spawn-raw-server.ts";
 import { withDeadline } from "../support/start-server.ts";
@@ -58,6 +58,7 @@ async function run(argv: string[], cwd: string, env: Record<string, string>): Pr
 
 let work: string;
 let fixture: FixtureConda;
+let build: HostReleaseBuild | undefined;
 let binary: string;
 let packages: NpmPackage[];
 let tarballs: Map<string, string>;
@@ -111,7 +112,7 @@ describe.skipIf(missing !== null)("the npm packages", () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "conda-mcp-npm-"));
     fixture = await makeFixtureConda();
-    const build = await hostReleaseBuild();
+    build = await buildHostRelease();
     binary = build.binary;
     packages = await buildNpmPackages({
       dist: build.dist,
@@ -140,6 +141,7 @@ describe.skipIf(missing !== null)("the npm packages", () => {
 
   afterAll(async () => {
     await fixture?.cleanup();
+    await build?.cleanup();
     if (work) await rm(work, { recursive: true, force: true });
   });
 

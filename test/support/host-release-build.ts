@@ -1,5 +1,4 @@
-import { rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryName, hostTarget } from "../../scripts/build.ts";
@@ -11,26 +10,27 @@ export interface HostReleaseBuild {
   dist: string;
   /** The host binary in it. */
   binary: string;
+  /** Removes the folder. */
+  cleanup(): Promise<void>;
 }
 
 const BUILD_SCRIPT = join(import.meta.dir, "..", "..", "scripts", "build.ts");
 
-let building: Promise<HostReleaseBuild> | null = null;
-
 /**
- * The host binary built once per test process by the release script itself (`--no-bytecode`,
- * the quicker build, which passes the same suites); the folder is removed when the process exits.
+ * Builds the host binary with the release script itself, `--no-bytecode` (the quicker build,
+ * which passes the same suites), into a temporary folder; build once per test file, in
+ * `beforeAll`, and clean up in `afterAll`.
  */
-export function hostReleaseBuild(): Promise<HostReleaseBuild> {
-  building ??= (async () => {
-    const dist = await mkdtemp(join(tmpdir(), "conda-mcp-release-build-"));
-    process.once("exit", () => rmSync(dist, { recursive: true, force: true }));
-    const build = await runProgram(
-      [process.execPath, BUILD_SCRIPT, "--target", "host", "--no-bytecode", "--outdir", dist],
-      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dist }, timeoutMs: 240_000 },
-    );
-    if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
-    return { dist, binary: join(dist, binaryName(hostTarget())) };
-  })();
-  return building;
+export async function buildHostRelease(): Promise<HostReleaseBuild> {
+  const dist = await mkdtemp(join(tmpdir(), "conda-mcp-release-build-"));
+  const cleanup = () => rm(dist, { recursive: true, force: true });
+  const build = await runProgram(
+    [process.execPath, BUILD_SCRIPT, "--target", "host", "--no-bytecode", "--outdir", dist],
+    { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dist }, timeoutMs: 240_000 },
+  );
+  if (build.exitCode !== 0) {
+    await cleanup();
+    throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  }
+  return { dist, binary: join(dist, binaryName(hostTarget())), cleanup };
 }
