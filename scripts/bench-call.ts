@@ -39,6 +39,9 @@ try {
   const client = new Client({ name: "conda-mcp-bench", version: "0.0.0" });
   await deadline(client.connect(transport), 60_000, "connecting to the server");
 
+  // Round trip minus conda's own run as the server timed it (spawn to exit): the server's share,
+  // free of conda's run-to-run spread.
+  const serverShare = new Map<string, number[]>();
   const mcpCall = (name: string, args: Record<string, unknown>, expected: string) => async () => {
     const started = performance.now();
     const result = (await deadline(
@@ -47,10 +50,16 @@ try {
       name,
     )) as CallToolResult;
     const elapsed = performance.now() - started;
-    const stdout = (result.structuredContent as { stdout?: string } | undefined)?.stdout ?? "";
+    const structured = result.structuredContent as
+      | { stdout?: string; duration_ms?: number }
+      | undefined;
+    const stdout = structured?.stdout ?? "";
     if (result.isError || !stdout.includes(expected)) {
       throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
     }
+    const shares = serverShare.get(name) ?? [];
+    shares.push(elapsed - (structured?.duration_ms ?? 0));
+    serverShare.set(name, shares);
     return elapsed;
   };
   const direct = (args: string[], expected: string) => async () => {
@@ -91,6 +100,7 @@ try {
       ms(floor.p99),
       ratio(mcp.p50, floor.p50),
       `+${ms(mcp.p50 - floor.p50)}`,
+      ms(median(serverShare.get(toolOf(mcpName)) ?? [])),
     ]);
   }
   console.log(`Measured ${machineLine()}; ${target.label}, compiled release binary.`);
@@ -109,6 +119,7 @@ try {
         "p99",
         "ratio p50",
         "overhead p50",
+        "server's share p50",
       ],
       rows,
     ),
@@ -116,4 +127,14 @@ try {
 } finally {
   await scratch.cleanup();
   await target.cleanup();
+}
+
+/** The tool a case's name calls (`MCP \`conda_info\` ...`). */
+function toolOf(caseName: string): string {
+  return caseName.split("`")[1] ?? "";
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
