@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmod, copyFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { copyKitConda, type KitCondaCopy } from "../support/copy-kit-conda.ts";
 import { hostBinary } from "../support/host-binary.ts";
 import { describeRealConda } from "../support/real-conda.ts";
-import { withDeadline } from "../support/start-server.ts";
+import { startCondaMcp } from "../support/start-conda-mcp.ts";
 
 // `conda mcp` on a real conda: the plugin (conda-plugin/) is pip-installed into a private copy
 // of the kit's conda, never into the conda the suite was given.
@@ -136,18 +134,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
     const conda = kit();
     if (!conda) return;
     await besideConda(true);
-    const transport = new StdioClientTransport({
-      command: conda.condaExe,
-      args: ["mcp", "--no-cache"],
-      env: conda.env,
-      stderr: "pipe",
-    });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const client = new Client({ name: "conda-mcp-plugin-tests", version: "0.0.0" });
-    await withDeadline(client.connect(transport), 60_000, `starting conda mcp (${stderr})`);
+    const client = await startCondaMcp(conda.condaExe, ["--no-cache"], conda.env);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("conda_info");
