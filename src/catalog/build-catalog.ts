@@ -23,6 +23,12 @@ interface Context {
 // conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
 const MOCK_COMMANDS = new Set(["activate", "deactivate"]);
 
+/**
+ * The command conda-mcp's own conda plugin registers (`conda mcp` starts this server). As a
+ * tool it would start a second server inside a call, so it is never served, whoever installs it.
+ */
+export const SELF_COMMAND = "mcp";
+
 /** Options of {@link buildCatalog}. */
 export interface BuildCatalogOptions {
   /** Values to redact from every text taken from the target (see credentialValues). */
@@ -229,6 +235,16 @@ function toCatalogCommand(
   if (MOCK_COMMANDS.has(parser.path.join(" "))) {
     command.status = "excluded";
     command.reason = "conda's mock command: activation needs the shell function, not a subprocess";
+    return command;
+  }
+  if (parser.path.join(" ") === SELF_COMMAND) {
+    command.status = "excluded";
+    command.reason = "conda-mcp's own command: `conda mcp` starts this server, not a conda task";
+    context.diagnostics.push({
+      path: parser.path,
+      level: "info",
+      message: "not a tool: `conda mcp` is conda-mcp itself (its conda plugin)",
+    });
     return command;
   }
   if (parser.greedy) {

@@ -97,7 +97,7 @@ export type CommandStatus =
   | "tool"
   /** Some argument could not be represented: reachable through conda_execute only. */
   | "raw_only"
-  /** Deliberately not served (conda's mock `activate`/`deactivate`, which only print an error). */
+  /** Deliberately not served: conda's mock `activate`/`deactivate`, and `mcp` (conda-mcp itself). */
   | "excluded";
 
 /** A terminal conda command and how it is served. */

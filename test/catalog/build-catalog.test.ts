@@ -211,6 +211,28 @@ describe("representability", () => {
     ]);
   });
 
+  test("conda-mcp's own `conda mcp` plugin command is excluded, with a diagnostic, not served", () => {
+    const plugin = { name: "mcp", plugin_name: "conda-mcp", distribution: "conda-mcp" };
+    const result = buildCatalog(
+      tree([
+        parser(["mcp"], [], { greedy: true, plugin }),
+        parser(["greet"], [], { greedy: true }),
+      ]),
+    );
+    const mcp = result.commands.find((c) => c.path.join(" ") === "mcp");
+    expect(mcp?.status).toBe("excluded");
+    expect(mcp?.toolName).toBeNull();
+    expect(mcp?.reason).toContain("conda-mcp's own command");
+    expect(result.diagnostics).toContainEqual({
+      path: ["mcp"],
+      level: "info",
+      message: expect.stringContaining("conda-mcp itself"),
+    });
+    expect(result.commands.filter((c) => c.status === "tool").map((c) => c.toolName)).toEqual([
+      "conda_greet",
+    ]);
+  });
+
   test("a parent with an optional subcommand and options of its own is a command too", () => {
     const sp = action({
       class: "argparse._SubParsersAction",
