@@ -16,13 +16,21 @@ function blocks(language: string): string[] {
   return [...README.matchAll(pattern)].map((m) => m[1] as string);
 }
 
+/** The server's own arguments: after `mcp` when conda starts it (the plugin appends --conda). */
+function serverArgs(command: string, args: string[]): string[] {
+  if (!/(^|[/\\])conda(\.exe)?$/.test(command)) return args;
+  expect(args[0]).toBe("mcp");
+  return [...args.slice(1), "--conda", command];
+}
+
 test("every client configuration in the README is valid JSON whose arguments the server accepts", () => {
   const configs = blocks("json").map((text) => JSON.parse(text));
   expect(configs.length).toBeGreaterThanOrEqual(3);
   for (const config of configs) {
     const servers = config.mcpServers ?? config.servers;
     expect(servers?.conda?.command).toBeString();
-    expect(() => parseConfig(servers.conda.args, host)).not.toThrow();
+    const args = serverArgs(servers.conda.command, servers.conda.args);
+    expect(() => parseConfig(args, host)).not.toThrow();
   }
 });
 
@@ -30,7 +38,8 @@ test("the Claude Code command passes arguments the server accepts", () => {
   const line = blocks("sh")
     .flatMap((b) => b.split("\n"))
     .find((l) => l.startsWith("claude mcp add"));
-  const args = (line ?? "").split(" -- ")[1]?.split(" ").slice(1) ?? [];
+  const [command = "", ...rest] = (line ?? "").split(" -- ")[1]?.split(" ") ?? [];
+  const args = serverArgs(command, rest);
   expect(args).toContain("--conda");
   expect(() => parseConfig(args, host)).not.toThrow();
 });
