@@ -456,8 +456,12 @@ export async function buildCondaPackages(
     for (const subdir of options.subdirs) {
       const files = await packageFiles(project, modules, subdir, python, options.dist);
       const index = indexJson(project, subdir, python, options.buildNumber, seconds * 1000);
-      const outdir = options.channel ? join(options.channel, subdir) : options.outdir;
-      const file = join(outdir, `${project.name}-${project.version}-${index.build}.conda`);
+      // One folder per subdir: the package names do not say which platform they are for.
+      const file = join(
+        options.outdir,
+        subdir,
+        `${project.name}-${project.version}-${index.build}.conda`,
+      );
       await pack(
         join(work, `stage-${subdir}`),
         files,

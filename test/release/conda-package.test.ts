@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { access, constants, writeFile } from "node:fs/promises";
+import { access, constants, copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { hostSubdir } from "../../scripts/build-conda-package.ts";
@@ -181,4 +181,37 @@ describeRealConda("the conda-mcp conda package", () => {
     expect(gone.exitCode).toBe(2);
     expect(gone.stderr).toContain("invalid choice: 'mcp'");
   });
+
+  test("packages for several subdirs land in one folder each, none overwriting another", async () => {
+    const conda = kit();
+    if (!conda) return;
+    const binary = await hostBinary();
+    const dist = join(dirname(copy?.root ?? ""), "two-subdirs-dist");
+    const outdir = join(dirname(copy?.root ?? ""), "two-subdirs-out");
+    await mkdir(dist, { recursive: true });
+    // Packing does not look inside the binary: the host one stands in for Windows's.
+    for (const name of ["conda-mcp-linux-x64", "conda-mcp-windows-x64.exe"]) {
+      await copyFile(join(binary.dir, "conda-mcp-linux-x64"), join(dist, name));
+    }
+    const built = await conda.run([
+      process.execPath,
+      BUILD_SCRIPT,
+      "--subdir",
+      "linux-64,win-64",
+      "--dist",
+      dist,
+      "--python",
+      conda.python,
+      "--outdir",
+      outdir,
+      "--zstd-level",
+      "1",
+    ]);
+    expect(built.exitCode).toBe(0);
+    const file = `conda-mcp-0.1.0-py${python.replace(".", "")}_0.conda`;
+    expect((await readdir(outdir)).sort()).toEqual(["linux-64", "win-64"]);
+    for (const subdir of ["linux-64", "win-64"]) {
+      expect(await readdir(join(outdir, subdir))).toEqual([file]);
+    }
+  }, 120_000);
 });
