@@ -89,7 +89,13 @@ function run(binary, args) {
   // our group too it would get every such signal twice, and the server treats a second SIGINT
   // as "stop now" (no clean shutdown). On Windows a console's Ctrl-C reaches both processes and
   // `kill` would terminate the binary outright, so nothing is passed on there.
-  const child = spawn(binary, args, { stdio: "inherit", detached: posix });
+  // A client that kills only the launcher leaves the binary to end when its stdin closes.
+  // CONDA_MCP_VIA_NPX tells `conda-mcp setup` to write `npx -y conda-mcp`, not this cache path.
+  const child = spawn(binary, args, {
+    stdio: "inherit",
+    detached: posix,
+    env: { ...process.env, CONDA_MCP_VIA_NPX: "conda-mcp" },
+  });
   const forward = (signal) => {
     if (posix && child.exitCode === null && child.signalCode === null) child.kill(signal);
   };

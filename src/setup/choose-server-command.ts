@@ -23,22 +23,28 @@ function isCompiled(mainPath: string): boolean {
 
 /**
  * The shortest command that starts this same server on this machine: `<conda> mcp [options]`
- * when the conda plugin started it (it sets CONDA_MCP_VIA_CONDA to its conda's absolute
- * path), else this binary (or bun and main.ts, from a checkout) with `--conda` set to the
- * absolute path of the conda found now, then the serving options given.
+ * when the conda plugin started it (it sets CONDA_MCP_VIA_CONDA to its conda's absolute path
+ * and appends `--conda` with it unless another was given, which then stays), `npx -y conda-mcp`
+ * when the npm launcher did (CONDA_MCP_VIA_NPX names the package), else this binary (or bun
+ * and main.ts, from a checkout); each with `--conda` set to the absolute path of the conda
+ * found now, then the serving options given.
  */
 export function chooseServerCommand(config: Config, launch: LaunchFacts): ServerCommand {
   const paths = config.platform === "win32" ? path.win32 : path.posix;
-  const viaConda = config.env.CONDA_MCP_VIA_CONDA;
-  if (viaConda && paths.isAbsolute(viaConda)) {
-    return { command: viaConda, args: ["mcp", ...config.serveArgs] };
-  }
   const found = findConda({
     explicitPath: config.condaPath && paths.resolve(config.cwd, config.condaPath),
     env: config.env,
     platform: config.platform,
   });
-  const conda = ["--conda", paths.resolve(config.cwd, found), ...config.serveArgs];
+  const target = paths.resolve(config.cwd, found);
+  const conda = ["--conda", target, ...config.serveArgs];
+  const viaConda = config.env.CONDA_MCP_VIA_CONDA;
+  if (viaConda && paths.isAbsolute(viaConda)) {
+    const other = target === viaConda ? [] : ["--conda", target];
+    return { command: viaConda, args: ["mcp", ...other, ...config.serveArgs] };
+  }
+  const viaNpx = config.env.CONDA_MCP_VIA_NPX;
+  if (viaNpx) return { command: "npx", args: ["-y", viaNpx, ...conda] };
   return isCompiled(launch.mainPath)
     ? { command: launch.execPath, args: conda }
     : { command: launch.execPath, args: [launch.mainPath, ...conda] };

@@ -210,6 +210,20 @@ describe.skipIf(missing !== null)("the npm packages", () => {
     expect(bad.stderr).toContain('unknown option "--no-such-option"');
   });
 
+  test("`conda-mcp setup` run through the launcher writes `npx -y conda-mcp`, not the cached binary", async () => {
+    const printed = await run(
+      [...launcher(project), "setup", "cursor", "--print", "--conda", fixture.condaExe],
+      project,
+      serverEnv(),
+    );
+    expect(printed.exitCode).toBe(0);
+    const entry = JSON.parse(printed.stdout).mcpServers.conda;
+    expect(entry).toEqual({
+      command: "npx",
+      args: ["-y", "conda-mcp", "--conda", fixture.condaExe],
+    });
+  });
+
   test("an SDK client over stdio with the installed launcher as command lists tools and calls conda_info", async () => {
     const [command, ...args] = launcher(project);
     const transport = new StdioClientTransport({

@@ -43,6 +43,27 @@ test("started by the conda plugin, the command is that conda's `mcp`, with the s
   });
 });
 
+test("given another conda than the plugin's, `conda mcp` keeps serving that one", () => {
+  const other = join(root, "prefix", "bin", "conda");
+  const plugin = join(root, "elsewhere", "bin", "conda");
+  const chosen = chooseServerCommand(
+    config(["--conda", other, "--allow-write"], { CONDA_MCP_VIA_CONDA: plugin }),
+    COMPILED,
+  );
+  expect(chosen).toEqual({ command: plugin, args: ["mcp", "--conda", other, "--allow-write"] });
+});
+
+test("started by the npm launcher, the command is npx with the package, not its cached binary", () => {
+  const chosen = chooseServerCommand(
+    config(["--conda", conda, "--read-only-tools"], { CONDA_MCP_VIA_NPX: "conda-mcp" }),
+    COMPILED,
+  );
+  expect(chosen).toEqual({
+    command: "npx",
+    args: ["-y", "conda-mcp", "--conda", conda, "--read-only-tools"],
+  });
+});
+
 test("a compiled binary names itself and the absolute conda found now", () => {
   const chosen = chooseServerCommand(config(["--read-only-tools"], { CONDA_EXE: conda }), COMPILED);
   expect(chosen).toEqual({
