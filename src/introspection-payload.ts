@@ -47,7 +47,12 @@ export const rawActionSchema = v.looseObject({
   mutually_exclusive_group: v.nullable(v.object({ index: v.number(), required: v.boolean() })),
   /** Present on conda's deprecation-wrapped action classes. */
   deprecated: v.nullable(
-    v.looseObject({ message: v.string(), category: v.string(), wrapped_action: v.string() }),
+    v.looseObject({
+      message: v.string(),
+      category: v.string(),
+      /** The action class the deprecation wraps; null without conda's DeprecationMixin. */
+      wrapped_action: nullableString,
+    }),
   ),
   /** Present on `_SubParsersAction` (and subclasses). */
   subparsers: v.optional(
