@@ -16,6 +16,7 @@ import {
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
+import { splitOption } from "../src/config/split-option.ts";
 import { binaryName, REPO_ROOT, type ReleaseTarget } from "./build.ts";
 
 /** The folder of the conda plugin's Python project. */
@@ -128,7 +129,7 @@ export function parsePackageArgs(argv: readonly string[]): PackageOptions {
   let subdir = "host";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [name, inline] = arg.includes("=") ? arg.split("=", 2) : [arg, undefined];
+    const [name, inline] = splitOption(arg);
     const value = (): string => {
       const next = inline ?? argv[++i];
       if (next === undefined) throw new Error(`${name} needs a value; ${usage}`);

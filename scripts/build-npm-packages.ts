@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { splitOption } from "../src/config/split-option.ts";
 import { binaryName, RELEASE_TARGETS, REPO_ROOT, type ReleaseTarget } from "./build.ts";
 
 /** The scope of the platform packages (the launcher's `SCOPE` says the same). */
@@ -78,7 +79,7 @@ export function parseNpmPackagesArgs(argv: readonly string[]): NpmPackagesOption
   let outdirGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [name, inline] = arg.includes("=") ? arg.split("=", 2) : [arg, undefined];
+    const [name, inline] = splitOption(arg);
     const value = (): string => {
       const next = inline ?? argv[++i];
       if (next === undefined) throw new Error(`${name} needs a value; ${usage}`);
@@ -190,7 +191,13 @@ export async function buildNpmPackages(
       throw new Error(`--all-targets: SHA256SUMS lacks ${missing.map(binaryName).join(", ")}`);
     }
   }
-  await rm(options.outdir, { recursive: true, force: true });
+  // Only the folders this script writes are replaced: --outdir may hold anything else.
+  for (const name of [
+    "conda-mcp",
+    ...Object.values(NPM_PLATFORMS).map((p) => `conda-mcp-${p.key}`),
+  ]) {
+    await rm(join(options.outdir, name), { recursive: true, force: true });
+  }
   const written: NpmPackage[] = [];
   for (const target of targets) {
     const { key } = NPM_PLATFORMS[target];

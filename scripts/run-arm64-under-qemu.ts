@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { splitOption } from "../src/config/split-option.ts";
 import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import { withDeadline } from "../test/support/start-server.ts";
 import { binaryName, compileBinary, REPO_ROOT } from "./build.ts";
@@ -47,7 +48,7 @@ export function parseQemuArgs(argv: readonly string[]): QemuRunOptions {
   const usage = "usage: bun scripts/run-arm64-under-qemu.ts [--binary PATH] [--no-bytecode]";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [name, inline] = arg.includes("=") ? arg.split("=", 2) : [arg, undefined];
+    const [name, inline] = splitOption(arg);
     if (name === "--binary") {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new Error(`--binary needs a value; ${usage}`);

@@ -2,6 +2,7 @@ import { COMMANDS } from "./config/commands.ts";
 import { DEFAULT_SETTINGS, DEFAULTS } from "./config/defaults.ts";
 import { invalidOption } from "./config/invalid-option.ts";
 import { OPTION_TABLE } from "./config/option-table.ts";
+import { splitOption } from "./config/split-option.ts";
 import type { Settings, StartupOption } from "./config/startup-option.ts";
 import type { SchemaDetail } from "./schema/build-input-schema.ts";
 import { SETUP_CLIENTS, type SetupClient, type SetupScope } from "./setup/setup-clients.ts";
@@ -124,14 +125,6 @@ const OPTIONS_BY_FLAG = new Map(
   OPTION_TABLE.flatMap((option) => option.flags.map((flag) => [flag, option] as const)),
 );
 
-/** `--name=value` is `--name value`; a short flag or a word never carries a value. */
-function splitInline(arg: string): [string, string | undefined] {
-  const equals = arg.indexOf("=");
-  return arg.startsWith("--") && equals !== -1
-    ? [arg.slice(0, equals), arg.slice(equals + 1)]
-    : [arg, undefined];
-}
-
 /** The command word at the start of argv and its operand, if any: the settings and words used. */
 function readCommand(argv: readonly string[]): { settings: Partial<Settings>; used: number } {
   const command = COMMANDS.find((c) => c.name === argv[0]);
@@ -169,7 +162,7 @@ function readArgv(argv: readonly string[]): {
   for (let i = command.used; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (COMMANDS.some((c) => c.name === arg)) throw invalidOption(`${arg} must come first`);
-    const [flag, inline] = splitInline(arg);
+    const [flag, inline] = splitOption(arg);
     const option = OPTIONS_BY_FLAG.get(flag);
     // The argument itself is the user's own input on their own terminal: safe to name.
     if (option === undefined) {
