@@ -20,7 +20,6 @@ the tests run it without conda.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import Callable, Mapping, Sequence
 
@@ -47,15 +46,20 @@ def _is_executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
-def _which(name: str, path: str | None) -> str | None:
-    return shutil.which(name, path=path)
+def on_path(path: str | None, on_win: bool, is_executable: Callable[[str], bool]) -> str | None:
+    """The first conda-mcp binary in PATH's absolute folders (shutil.which is not used: on
+    Windows it looks in the working directory first and takes any PATHEXT script)."""
+    name = "conda-mcp.exe" if on_win else "conda-mcp"
+    for folder in (path or "").split(os.pathsep):
+        if folder and os.path.isabs(folder) and is_executable(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
 
 
 def find_binary(
     env: Mapping[str, str],
     prefix: str,
     on_win: bool,
-    which: Callable[[str, str | None], str | None] = _which,
     is_executable: Callable[[str], bool] = _is_executable,
 ) -> tuple[str | None, str | None]:
     """The binary to run and None, or None and the one-line error to print."""
@@ -67,9 +71,9 @@ def find_binary(
     for candidate in beside_conda(prefix, on_win):
         if is_executable(candidate):
             return candidate, None
-    found = which("conda-mcp", env.get("PATH"))
+    found = on_path(env.get("PATH"), on_win, is_executable)
     if found:
-        return os.path.abspath(found), None
+        return found, None
     beside = " or ".join(beside_conda(prefix, on_win))
     return None, NOT_FOUND.format(variable=BINARY_VARIABLE, beside=beside)
 

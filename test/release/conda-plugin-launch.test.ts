@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { runProgram } from "../support/run-program.ts";
 
 // The plugin's launcher decides, without conda, which binary `conda mcp` runs and with what
@@ -124,6 +124,18 @@ describe("which conda-mcp binary `conda mcp` runs", () => {
       join(full, "bin", "conda-mcp"),
       join(pathDir, "conda-mcp"),
     ]);
+  });
+
+  test("PATH's relative and empty entries are never searched (they mean the working directory)", async () => {
+    const [outcome] = await plan([
+      {
+        args: [],
+        env: { PATH: `:${relative(process.cwd(), pathDir)}` },
+        prefix: bare,
+        on_win: false,
+      },
+    ]);
+    expect(outcome).toHaveProperty("error");
   });
 
   test("on Windows, Scripts comes before Library\\bin", async () => {
