@@ -52,12 +52,29 @@ async function readCurrent(file: string): Promise<CurrentFile | null> {
 async function replaceFile(file: string, current: CurrentFile | null, text: string) {
   const target = current?.target ?? file;
   try {
+    // A client that rewrote its file since it was read (Claude Code often does) keeps its change.
+    if (current && !Buffer.from(await readFile(target)).equals(Buffer.from(current.bytes))) {
+      throw failed(`${target} changed while setup ran; nothing was written, run setup again`);
+    }
     const backup = current && (await writeBackup(target, current.bytes, current.mode, new Date()));
     await mkdir(path.dirname(target), { recursive: true });
     await writeFileAtomic(target, text, current?.mode ?? null);
     return { target, backup };
   } catch (error) {
+    if (error instanceof CondaMcpError) throw error;
     throw failed(`could not write ${target}`, error);
+  }
+}
+
+/** A project's file must stay in the project: a cloned link to a user file is refused. */
+async function checkInsideProject(config: Config, file: string, current: CurrentFile | null) {
+  if (config.setupScope !== "project" || current === null) return;
+  const project = await realpath(config.cwd);
+  const relative = path.relative(project, current.target);
+  if (relative.startsWith("..") || path.isAbsolute(relative)) {
+    throw failed(
+      `${file} links to ${current.target}, outside the project; setup left it untouched`,
+    );
   }
 }
 
@@ -95,6 +112,7 @@ export async function runSetup(
   const { command, args } = chooseServerCommand(config, launch);
   const entry = file.stdioType ? { type: "stdio", command, args } : { command, args };
   const current = await readCurrent(file.path);
+  await checkInsideProject(config, file.path, current);
   const merged = mergeServerEntry(current?.text ?? null, file, SERVER_NAME, entry);
   if (!merged.ok) {
     throw failed(

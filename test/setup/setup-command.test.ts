@@ -232,6 +232,21 @@ test("a configuration file that is a symbolic link is updated where it points, a
   expect(await backups(shared)).toHaveLength(1);
 });
 
+test("a project's file that links outside the project (a cloned link to a user file) is refused", async () => {
+  const where = await place();
+  const user = join(where.home, ".gemini", "settings.json");
+  await mkdir(dirname(user), { recursive: true });
+  await writeFile(user, '{"mcpServers": {}}\n');
+  const link = join(where.project, ".cursor", "mcp.json");
+  await mkdir(dirname(link), { recursive: true });
+  await symlink(user, link);
+  const run = await setup(["cursor", "--scope", "project", "--conda", fixture.condaExe], where);
+  expect(run.exitCode).toBe(1);
+  expect(run.stderr).toContain("outside the project; setup left it untouched");
+  expect(await readFile(user, "utf8")).toBe('{"mcpServers": {}}\n');
+  expect(await backups(user)).toEqual([]);
+});
+
 test("started by the conda plugin, the entry runs `<conda> mcp` with the options given", async () => {
   const where = await place();
   // What `conda mcp setup cursor --allow-write` runs: the plugin's variable and its --conda.
