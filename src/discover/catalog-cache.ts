@@ -167,7 +167,7 @@ export async function readCatalogCache(
       rootPrefix: entry.introspection.root_prefix,
       configDigest: entry.configDigest,
     };
-    const proven = verified !== null && JSON.stringify(verified) === JSON.stringify(stamp);
+    const proven = verified !== null && sameStamp(verified, stamp);
     const changed = proven ? null : stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
@@ -348,4 +348,16 @@ function ignored(options: CatalogCacheOptions, reason: string): null {
 
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
+}
+
+function sameStamp(a: CacheStamp, b: CacheStamp): boolean {
+  return (
+    a.fingerprint === b.fingerprint &&
+    a.rootPrefix === b.rootPrefix &&
+    a.configDigest === b.configDigest &&
+    a.input.executable === b.input.executable &&
+    a.input.python === b.input.python &&
+    a.input.condaVersion === b.input.condaVersion &&
+    a.input.siteDirs.join("\0") === b.input.siteDirs.join("\0")
+  );
 }

@@ -116,7 +116,10 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   };
   if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
   const stamp = cacheStamp(cache, fresh);
-  const written = writeCatalogCache(cache, key, fresh, stamp);
+  // A macrotask later: even the entry's JSON text is made after the start-up's own work.
+  const written = new Promise((resolve) => setImmediate(resolve)).then(() =>
+    writeCatalogCache(cache, key, fresh, stamp),
+  );
   return discovered(executable, fresh, "introspection", pythonMs, { key, stamp, written });
 }
 

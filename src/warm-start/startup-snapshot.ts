@@ -51,7 +51,17 @@ const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
  * the tool descriptions (so they change the listing), never stored themselves.
  */
 export function snapshotKey(catalogKey: string, config: Config, version: string): string {
-  const { env: _env, home: _home, cwd: _cwd, ...options } = config;
+  // The settings, not how they were spelled (serveArgs) nor setup's own.
+  const {
+    env: _env,
+    home: _home,
+    cwd: _cwd,
+    serveArgs: _serveArgs,
+    setupClient: _client,
+    setupScope: _scope,
+    print: _print,
+    ...options
+  } = config;
   return createHash("sha256")
     .update(
       JSON.stringify({
