@@ -240,8 +240,8 @@ class TreeDumper:
             "external": distribution is not None,
         }
 
-    def describe_parser(self, parser, path, aliases, help_text):
-        argparse = self.argparse
+    def describe_groups(self, parser):
+        """The parser's argument groups and mutually exclusive groups, and each action's."""
         group_of = {}
         argument_groups = []
         for group in parser._action_groups:
@@ -271,7 +271,11 @@ class TreeDumper:
             )
             for action in group._group_actions:
                 exclusive_of[id(action)] = {"index": index, "required": bool(group.required)}
+        return argument_groups, group_of, exclusive_groups, exclusive_of
 
+    def describe_parser(self, parser, path, aliases, help_text):
+        argparse = self.argparse
+        argument_groups, group_of, exclusive_groups, exclusive_of = self.describe_groups(parser)
         actions = []
         subcommands = []
         for action in parser._actions:
