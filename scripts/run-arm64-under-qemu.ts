@@ -110,41 +110,41 @@ export async function runArm64UnderQemu(
         (out) => out.includes("conda 26.7.0 at ") && out.includes("conda_info"),
       );
     });
-    await step("MCP session: list tools, call conda_info", async () => {
-      const transport = new StdioClientTransport({
-        command: qemu,
-        args: [...underQemu, "--conda", fixture.condaExe, "--no-cache"],
-        env: fixture.env,
-        stderr: "pipe",
-      });
-      let stderr = "";
-      transport.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const client = new Client({ name: "conda-mcp-qemu", version: "0.0.0" });
-      try {
-        await withDeadline(client.connect(transport), 120_000, "the MCP handshake");
-        const names = (await client.listTools()).tools.map((t) => t.name);
-        if (!names.includes("conda_info")) throw new Error(`no conda_info in ${names.join(", ")}`);
-        const result = (await client.callTool(
-          { name: "conda_info", arguments: { json: true } },
-          undefined,
-          { timeout: 120_000 },
-        )) as CallToolResult;
-        const out = result.structuredContent as { exit_code?: number; parsed_json?: unknown };
-        const conda = (out?.parsed_json as { conda_version?: string } | undefined)?.conda_version;
-        if (result.isError || out?.exit_code !== 0 || conda !== "26.7.0") {
-          throw new Error(`conda_info failed: ${JSON.stringify(result)}`);
-        }
-      } catch (error) {
-        throw new Error(`${error instanceof Error ? error.message : error}\nstderr:\n${stderr}`);
-      } finally {
-        await client.close();
-      }
-    });
+    await step("MCP session: list tools, call conda_info", () =>
+      mcpSession(qemu, [...underQemu, "--conda", fixture.condaExe, "--no-cache"], fixture.env),
+    );
   } finally {
     await fixture.cleanup();
     await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** An SDK client over stdio to the binary under qemu: conda_info must be listed and answer. */
+async function mcpSession(qemu: string, args: string[], env: Record<string, string>) {
+  const transport = new StdioClientTransport({ command: qemu, args, env, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "conda-mcp-qemu", version: "0.0.0" });
+  try {
+    await withDeadline(client.connect(transport), 120_000, "the MCP handshake");
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    if (!names.includes("conda_info")) throw new Error(`no conda_info in ${names.join(", ")}`);
+    const result = (await client.callTool(
+      { name: "conda_info", arguments: { json: true } },
+      undefined,
+      { timeout: 120_000 },
+    )) as CallToolResult;
+    const out = result.structuredContent as { exit_code?: number; parsed_json?: unknown };
+    const conda = (out?.parsed_json as { conda_version?: string } | undefined)?.conda_version;
+    if (result.isError || out?.exit_code !== 0 || conda !== "26.7.0") {
+      throw new Error(`conda_info failed: ${JSON.stringify(result)}`);
+    }
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}\nstderr:\n${stderr}`);
+  } finally {
+    await client.close();
   }
 }
 
