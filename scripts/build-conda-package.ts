@@ -16,8 +16,8 @@ import {
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { splitOption } from "../src/config/split-option.ts";
 import { binaryName, REPO_ROOT, type ReleaseTarget } from "./build.ts";
+import { scriptOptions } from "./script-options.ts";
 
 /** The folder of the conda plugin's Python project. */
 export const PLUGIN_DIR: string = join(REPO_ROOT, "conda-plugin");
@@ -127,14 +127,7 @@ export function parsePackageArgs(argv: readonly string[]): PackageOptions {
   const usage =
     "usage: bun scripts/build-conda-package.ts [--subdir host|all|<subdir>[,...]] [--dist DIR] [--python PATH] [--outdir DIR | --channel DIR] [--build-number N] [--zstd-level N]";
   let subdir = "host";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] = splitOption(arg);
-    const value = (): string => {
-      const next = inline ?? argv[++i];
-      if (next === undefined) throw new Error(`${name} needs a value; ${usage}`);
-      return next;
-    };
+  for (const { arg, name, value } of scriptOptions(argv, usage)) {
     const integer = (min: number, max: number): number => {
       const raw = value();
       const n = Number(raw);

@@ -9,8 +9,8 @@
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { splitOption } from "../src/config/split-option.ts";
 import { binaryName, RELEASE_TARGETS, REPO_ROOT, type ReleaseTarget } from "./build.ts";
+import { scriptOptions } from "./script-options.ts";
 
 /** The scope of the platform packages (the launcher's `SCOPE` says the same). */
 export const NPM_SCOPE = "@conda-mcp";
@@ -77,14 +77,7 @@ export function parseNpmPackagesArgs(argv: readonly string[]): NpmPackagesOption
   const usage =
     "usage: bun scripts/build-npm-packages.ts [--dist DIR] [--outdir DIR] [--repository URL] [--all-targets]";
   let outdirGiven = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] = splitOption(arg);
-    const value = (): string => {
-      const next = inline ?? argv[++i];
-      if (next === undefined) throw new Error(`${name} needs a value; ${usage}`);
-      return next;
-    };
+  for (const { arg, name, inline, value } of scriptOptions(argv, usage)) {
     if (name === "--dist") options.dist = resolve(value());
     else if (name === "--outdir") {
       options.outdir = resolve(value());

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { splitOption } from "../src/config/split-option.ts";
+import { scriptOptions } from "./script-options.ts";
 
 /** Every release target, as `bun build --compile --target` spells it. */
 export const RELEASE_TARGETS = [
@@ -113,14 +113,7 @@ export function parseBuildArgs(argv: readonly string[]): BuildOptions {
   };
   const usage =
     "usage: bun scripts/build.ts [--target host|all|<bun target>] [--no-bytecode] [--outdir DIR]";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] = splitOption(arg);
-    const value = (): string => {
-      const next = inline ?? argv[++i];
-      if (next === undefined) throw new Error(`${name} needs a value; ${usage}`);
-      return next;
-    };
+  for (const { arg, name, inline, value } of scriptOptions(argv, usage)) {
     if (name === "--target") {
       const target = value();
       const known =

@@ -11,10 +11,10 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { splitOption } from "../src/config/split-option.ts";
 import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
 import { withDeadline } from "../test/support/start-server.ts";
 import { binaryName, compileBinary, REPO_ROOT } from "./build.ts";
+import { scriptOptions } from "./script-options.ts";
 
 /** The arm64 glibc sysroot Debian's libc6-arm64-cross installs; qemu's `-L` loads from it. */
 export const ARM64_SYSROOT = "/usr/aarch64-linux-gnu";
@@ -46,13 +46,9 @@ export interface QemuRunOptions {
 export function parseQemuArgs(argv: readonly string[]): QemuRunOptions {
   const options: QemuRunOptions = { binary: null, bytecode: true };
   const usage = "usage: bun scripts/run-arm64-under-qemu.ts [--binary PATH] [--no-bytecode]";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] = splitOption(arg);
+  for (const { arg, name, inline, value } of scriptOptions(argv, usage)) {
     if (name === "--binary") {
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new Error(`--binary needs a value; ${usage}`);
-      options.binary = resolve(value);
+      options.binary = resolve(value());
     } else if (name === "--no-bytecode" && inline === undefined) {
       options.bytecode = false;
     } else {
