@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { access, constants, copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { hostSubdir } from "../../scripts/build-conda-package.ts";
+import { callCondaInfo } from "../support/call-conda-info.ts";
 import { copyKitConda, type KitCondaCopy } from "../support/copy-kit-conda.ts";
 import { hostBinary } from "../support/host-binary.ts";
 import { describeRealConda } from "../support/real-conda.ts";
@@ -142,14 +142,7 @@ describeRealConda("the conda-mcp conda package", () => {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain("conda_info");
       expect(names).not.toContain("conda_mcp");
-      const info = (await client.callTool(
-        { name: "conda_info", arguments: { json: true } },
-        undefined,
-        { timeout: 120_000 },
-      )) as CallToolResult;
-      const out = info.structuredContent as { exit_code: number; parsed_json: unknown };
-      expect(out.exit_code).toBe(0);
-      expect((out.parsed_json as { root_prefix?: string }).root_prefix).toBe(conda.root);
+      expect((await callCondaInfo(client)).root_prefix).toBe(conda.root);
     } finally {
       await client.close();
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmod, copyFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { callCondaInfo } from "../support/call-conda-info.ts";
 import { copyKitConda, type KitCondaCopy } from "../support/copy-kit-conda.ts";
 import { hostBinary } from "../support/host-binary.ts";
 import { describeRealConda } from "../support/real-conda.ts";
@@ -149,14 +149,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
       );
       expect(mcp).toMatchObject({ status: "excluded", tool: null });
       expect(mcp.plugin.distribution).toBe("conda-mcp");
-      const info = (await client.callTool(
-        { name: "conda_info", arguments: { json: true } },
-        undefined,
-        { timeout: 120_000 },
-      )) as CallToolResult;
-      const out = info.structuredContent as { exit_code: number; parsed_json: unknown };
-      expect(out.exit_code).toBe(0);
-      expect((out.parsed_json as { root_prefix?: string }).root_prefix).toBe(conda.root);
+      expect((await callCondaInfo(client)).root_prefix).toBe(conda.root);
     } finally {
       await client.close();
     }
