@@ -8,11 +8,10 @@ import { existsSync } from "node:fs";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { makeFixtureConda } from "../test/support/make-fixture-conda.ts";
-import { withDeadline } from "../test/support/start-server.ts";
+import { type ProgramRun, runProgram } from "../test/support/run-program.ts";
+import { connectStdio } from "../test/support/start-server.ts";
 import { binaryName, compileBinary, REPO_ROOT } from "./build.ts";
 import { scriptOptions } from "./script-options.ts";
 
@@ -117,17 +116,11 @@ export async function runArm64UnderQemu(
 
 /** An SDK client over stdio to the binary under qemu: conda_info must be listed and answer. */
 async function mcpSession(qemu: string, args: string[], env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: qemu, args, env, stderr: "pipe" });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const client = new Client({ name: "conda-mcp-qemu", version: "0.0.0" });
+  const server = await connectStdio({ command: qemu, args, env }, "binary under qemu");
   try {
-    await withDeadline(client.connect(transport), 120_000, "the MCP handshake");
-    const names = (await client.listTools()).tools.map((t) => t.name);
+    const names = (await server.client.listTools()).tools.map((t) => t.name);
     if (!names.includes("conda_info")) throw new Error(`no conda_info in ${names.join(", ")}`);
-    const result = (await client.callTool(
+    const result = (await server.client.callTool(
       { name: "conda_info", arguments: { json: true } },
       undefined,
       { timeout: 120_000 },
@@ -138,9 +131,11 @@ async function mcpSession(qemu: string, args: string[], env: Record<string, stri
       throw new Error(`conda_info failed: ${JSON.stringify(result)}`);
     }
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : error}\nstderr:\n${stderr}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : error}\nstderr:\n${server.stderr()}`,
+    );
   } finally {
-    await client.close();
+    await server.close();
   }
 }
 
@@ -156,31 +151,14 @@ async function elfMachine(path: string): Promise<number> {
   }
 }
 
-interface QemuRun {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
+/** Runs argv under the server's own process runner; a run past 180 s is killed and throws. */
+async function runQemu(argv: string[], env: Record<string, string>): Promise<ProgramRun> {
+  const run = await runProgram(argv, { env, timeoutMs: 180_000 });
+  if (run.timedOut) throw new Error(`${argv.join(" ")} did not finish within 180000 ms`);
+  return run;
 }
 
-async function runQemu(argv: string[], env: Record<string, string>): Promise<QemuRun> {
-  const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  try {
-    const [stdout, stderr, exitCode] = await withDeadline(
-      Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]),
-      180_000,
-      argv.join(" "),
-    );
-    return { exitCode, stdout, stderr };
-  } finally {
-    proc.kill("SIGKILL");
-  }
-}
-
-function expectOutput(run: QemuRun, what: string, ok: (stdout: string) => boolean): void {
+function expectOutput(run: ProgramRun, what: string, ok: (stdout: string) => boolean): void {
   if (run.exitCode !== 0 || !ok(run.stdout)) {
     throw new Error(`${what} (exit ${run.exitCode}):\n${run.stdout}${run.stderr}`);
   }

@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
 import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
+import { callCondaInfo } from "../support/call-conda-info.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
   describeRealConda,
@@ -17,7 +18,7 @@ import {
 } from "../support/real-conda.ts";
 import { runProgram } from "../support/run-program.ts";
 import { isMarked, markSnapshots } from "../support/snapshot-files.ts";
-import { startServer, withDeadline } from "../support/start-server.ts";
+import { connectStdio, startServer, withDeadline } from "../support/start-server.ts";
 
 const BUN = process.execPath;
 const BUILD_SCRIPT = join(import.meta.dir, "..", "..", "scripts", "build.ts");
@@ -51,24 +52,9 @@ let fixture: FixtureConda;
 /** Where a user would put the binary: outside the repository, no node_modules anywhere above. */
 let elsewhere: string;
 
-/** Runs a program by argv in `cwd` with only the given environment; fails loudly if it hangs. */
-async function runIn(argv: string[], cwd: string, env: Record<string, string>) {
-  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  try {
-    const [stdout, stderr, exitCode] = await withDeadline(
-      Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]),
-      60_000,
-      argv.join(" "),
-    );
-    return { stdout, stderr, exitCode };
-  } finally {
-    proc.kill("SIGKILL");
-  }
-}
+/** Runs a program by argv in `cwd` with only the given environment. */
+const runIn = (argv: string[], cwd: string, env: Record<string, string>) =>
+  runProgram(argv, { cwd, env, timeoutMs: 60_000 });
 
 /** Runs the relocated binary from `cwd` with only the given environment. */
 function runBinary(args: string[], cwd: string, env: Record<string, string>) {
@@ -225,14 +211,7 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
       expect(capabilities.conda_version).toBe("26.7.0");
       expect(capabilities.generated_tools).toContain("conda_info");
 
-      const result = (await server.client.callTool({
-        name: "conda_info",
-        arguments: { json: true },
-      })) as CallToolResult;
-      expect(result.isError).toBeFalsy();
-      const out = result.structuredContent as { exit_code: number; parsed_json: unknown };
-      expect(out.exit_code).toBe(0);
-      expect((out.parsed_json as { conda_version?: string }).conda_version).toBe("26.7.0");
+      expect((await callCondaInfo(server.client, 60_000)).conda_version).toBe("26.7.0");
     } finally {
       await server.close();
     }
@@ -300,14 +279,7 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
         expect(names).toEqual(
           expect.arrayContaining(["conda_info", "conda_menuinst", "conda_run"]),
         );
-        const info = (await server.client.callTool(
-          { name: "conda_info", arguments: { json: true } },
-          undefined,
-          { timeout: 120_000 },
-        )) as CallToolResult;
-        const out = info.structuredContent as { exit_code: number; parsed_json: unknown };
-        expect(out.exit_code).toBe(0);
-        expect((out.parsed_json as { conda_version?: string }).conda_version).toBe(
+        expect((await callCondaInfo(server.client)).conda_version).toBe(
           sandbox.discovery.installation.condaVersion,
         );
         const ran = (await server.client.callTool(
@@ -357,24 +329,10 @@ async function hostileDirectory(): Promise<string> {
   return cwd;
 }
 
-/** An SDK client connected to `command` started in `cwd` (startServer cannot choose the cwd). */
-async function startBinaryServer(command: string, env: Record<string, string>, cwd: string) {
-  const transport = new StdioClientTransport({
-    command,
-    args: ["--conda", fixture.condaExe, "--no-cache"],
-    env,
-    cwd,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const client = new Client({ name: "conda-mcp-build-tests", version: "0.0.0" });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`the binary did not start: ${error}\n${stderr}`);
-  }
-  return { client, close: () => client.close() };
+/** An SDK client connected to `command` started in `cwd`, with the fixture conda. */
+function startBinaryServer(command: string, env: Record<string, string>, cwd: string) {
+  return connectStdio(
+    { command, args: ["--conda", fixture.condaExe, "--no-cache"], env, cwd },
+    "the binary",
+  );
 }

@@ -3,9 +3,6 @@ import { createHash } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { binaryName, hostTarget, REPO_ROOT } from "../../scripts/build.ts";
 import {
   buildNpmPackages,
@@ -14,10 +11,12 @@ import {
   type NpmPackage,
   parseNpmPackagesArgs,
 } from "../../scripts/build-npm-packages.ts";
+import { callCondaInfo } from "../support/call-conda-info.ts";
 import { buildHostRelease, type HostReleaseBuild } from "../support/host-release-build.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { runProgram } from "../support/run-program.ts";
 import { initializeLine } from "../support/spawn-raw-server.ts";
-import { withDeadline } from "../support/start-server.ts";
+import { connectStdio, withDeadline } from "../support/start-server.ts";
 
 const NPM = Bun.which("npm");
 const NPX = Bun.which("npx");
@@ -30,31 +29,9 @@ const HOST_PACKAGE = `@conda-mcp/${HOST.key}`;
 const missing = !NPM || !NPX || !NODE ? "npm, npx or node is not on PATH" : null;
 if (missing) console.warn(`skipping test/release/npm-packages.test.ts: ${missing}`);
 
-/** What a finished program printed and how it ended. */
-interface Run {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-}
-
-/** Runs argv in `cwd` with exactly `env`; fails loudly if it hangs. */
-async function run(argv: string[], cwd: string, env: Record<string, string>): Promise<Run> {
-  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  try {
-    const [stdout, stderr] = await withDeadline(
-      Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]),
-      180_000,
-      argv.join(" "),
-    );
-    return { stdout, stderr, exitCode: proc.exitCode };
-  } finally {
-    proc.kill("SIGKILL");
-  }
-}
+/** Runs argv in `cwd` with exactly `env`, through the server's own process runner. */
+const run = (argv: string[], cwd: string, env: Record<string, string>) =>
+  runProgram(argv, { cwd, env, timeoutMs: 180_000 });
 
 let work: string;
 let fixture: FixtureConda;
@@ -225,35 +202,26 @@ describe.skipIf(missing !== null)("the npm packages", () => {
   });
 
   test("an SDK client over stdio with the installed launcher as command lists tools and calls conda_info", async () => {
-    const [command, ...args] = launcher(project);
-    const transport = new StdioClientTransport({
-      command: command as string,
-      args: [...args, "--conda", fixture.condaExe, "--no-cache"],
-      env: serverEnv(),
-      cwd: project,
-      stderr: "pipe",
-    });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const client = new Client({ name: "conda-mcp-tests", version: "0.0.0" });
+    const [command = "", ...args] = launcher(project);
+    const server = await connectStdio(
+      {
+        command,
+        args: [...args, "--conda", fixture.condaExe, "--no-cache"],
+        env: serverEnv(),
+        cwd: project,
+      },
+      "launcher",
+      60_000,
+    );
     try {
-      await withDeadline(client.connect(transport), 60_000, `starting the launcher\n${stderr}`);
-      const { tools } = await client.listTools();
+      const { tools } = await server.client.listTools();
       expect(tools.map((t) => t.name)).toEqual(
         expect.arrayContaining(["conda_info", "conda_env_config_vars_set", "conda_greet"]),
       );
-      const result = (await client.callTool({
-        name: "conda_info",
-        arguments: { json: true },
-      })) as CallToolResult;
-      expect(result.isError).toBeFalsy();
-      const out = result.structuredContent as { exit_code: number; parsed_json: unknown };
-      expect(out.exit_code).toBe(0);
-      expect((out.parsed_json as { conda_version?: string }).conda_version).toBe("26.7.0");
+      // The SDK's default request timeout, as before.
+      expect((await callCondaInfo(server.client, 60_000)).conda_version).toBe("26.7.0");
     } finally {
-      await client.close();
+      await server.close();
     }
   });
 

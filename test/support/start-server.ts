@@ -29,16 +29,36 @@ export async function startServer(options: {
   cwd?: string;
 }): Promise<RunningServer> {
   const { command, args } = serverCommand();
+  return connectStdio(
+    {
+      command,
+      args: [
+        ...args,
+        ...(options.conda === null ? [] : ["--conda", options.conda]),
+        ...(options.cache ? [] : ["--no-cache"]),
+        ...(options.args ?? []),
+      ],
+      env: options.env,
+      cwd: options.cwd,
+    },
+    "server",
+  );
+}
+
+/**
+ * Starts `command` as an MCP server over stdio and connects an SDK client, collecting its
+ * stderr; a start that fails or hangs past `timeoutMs` throws with that stderr.
+ */
+export async function connectStdio(
+  program: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
+  what: string,
+  timeoutMs = 120_000,
+): Promise<RunningServer> {
   const transport = new StdioClientTransport({
-    command,
-    args: [
-      ...args,
-      ...(options.conda === null ? [] : ["--conda", options.conda]),
-      ...(options.cache ? [] : ["--no-cache"]),
-      ...(options.args ?? []),
-    ],
-    env: options.env,
-    ...(options.cwd ? { cwd: options.cwd } : {}),
+    command: program.command,
+    args: program.args,
+    env: program.env,
+    ...(program.cwd ? { cwd: program.cwd } : {}),
     stderr: "pipe",
   });
   let stderr = "";
@@ -47,9 +67,10 @@ export async function startServer(options: {
   });
   const client = new Client({ name: "conda-mcp-tests", version: "0.0.0" });
   try {
-    await client.connect(transport);
+    await withDeadline(client.connect(transport), timeoutMs, `starting the ${what}`);
   } catch (error) {
-    throw new Error(`server did not start: ${error}\n${stderr}`);
+    await client.close().catch(() => {});
+    throw new Error(`${what} did not start: ${error}\n${stderr}`);
   }
   return { client, stderr: () => stderr, close: () => client.close() };
 }
