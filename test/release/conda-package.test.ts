@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { access, constants, copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { hostSubdir } from "../../scripts/build-conda-package.ts";
 import { callCondaInfo } from "../support/call-conda-info.ts";
-import { copyKitConda, type KitCondaCopy } from "../support/copy-kit-conda.ts";
+import { type KitCondaCopy, useKitCondaCopy } from "../support/copy-kit-conda.ts";
 import { hostBinary } from "../support/host-binary.ts";
 import { describeRealConda } from "../support/real-conda.ts";
 import { startCondaMcp } from "../support/start-conda-mcp.ts";
@@ -15,8 +15,6 @@ import { diffTrees, snapshotTree, type TreeSnapshot } from "../support/tree-snap
 
 const BUILD_SCRIPT = join(import.meta.dir, "..", "..", "scripts", "build-conda-package.ts");
 
-let copy: KitCondaCopy | null = null;
-let skipped = "";
 let channel = "";
 let python = "";
 /** bin/ and site-packages before the install, to compare with after the removal. */
@@ -62,14 +60,7 @@ async function registerBaseRecords(conda: KitCondaCopy): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  if (!process.env.CONDA_MCP_TEST_CONDA) return;
-  const made = await copyKitConda();
-  if (typeof made === "string") {
-    skipped = made;
-    return;
-  }
-  copy = made;
+const kit = useKitCondaCopy(async (copy) => {
   await registerBaseRecords(copy);
   channel = join(dirname(copy.root), "channel");
   const binary = await hostBinary();
@@ -88,17 +79,7 @@ beforeAll(async () => {
   ]);
   if (built.exitCode !== 0) throw new Error(`building the package failed: ${built.stderr}`);
   before = await Promise.all(touchedFolders(copy).map((dir) => snapshotTree(dir)));
-}, 180_000);
-
-afterAll(async () => {
-  await copy?.cleanup();
 });
-
-/** The copy, or null after saying why these tests do nothing here. */
-function kit(): KitCondaCopy | null {
-  if (copy === null) console.log(`skipped: ${skipped}`);
-  return copy;
-}
 
 describeRealConda("the conda-mcp conda package", () => {
   test("`conda install conda-mcp` from a local channel puts the binary beside conda and the plugin where conda finds it", async () => {
@@ -179,8 +160,8 @@ describeRealConda("the conda-mcp conda package", () => {
     const conda = kit();
     if (!conda) return;
     const binary = await hostBinary();
-    const dist = join(dirname(copy?.root ?? ""), "two-subdirs-dist");
-    const outdir = join(dirname(copy?.root ?? ""), "two-subdirs-out");
+    const dist = join(dirname(conda.root), "two-subdirs-dist");
+    const outdir = join(dirname(conda.root), "two-subdirs-out");
     await mkdir(dist, { recursive: true });
     // Packing does not look inside the binary: the host one stands in for Windows's.
     for (const name of ["conda-mcp-linux-x64", "conda-mcp-windows-x64.exe"]) {

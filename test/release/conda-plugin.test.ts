@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { chmod, copyFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { callCondaInfo } from "../support/call-conda-info.ts";
-import { copyKitConda, type KitCondaCopy } from "../support/copy-kit-conda.ts";
+import { type KitCondaCopy, useKitCondaCopy } from "../support/copy-kit-conda.ts";
 import { hostBinary } from "../support/host-binary.ts";
 import { describeRealConda } from "../support/real-conda.ts";
 import { startCondaMcp } from "../support/start-conda-mcp.ts";
@@ -37,18 +37,9 @@ function readStub(stdout: string) {
   };
 }
 
-let copy: KitCondaCopy | null = null;
-let skipped = "";
 let binary = "";
 
-beforeAll(async () => {
-  if (!process.env.CONDA_MCP_TEST_CONDA) return;
-  const made = await copyKitConda();
-  if (typeof made === "string") {
-    skipped = made;
-    return;
-  }
-  copy = made;
+const kit = useKitCondaCopy(async (copy) => {
   const installed = await copy.run([
     copy.python,
     "-m",
@@ -65,21 +56,11 @@ beforeAll(async () => {
   binary = (await hostBinary()).path;
   await writeFile(join(copy.root, "stub-conda-mcp"), STUB);
   await chmod(join(copy.root, "stub-conda-mcp"), 0o755);
-}, 180_000);
-
-afterAll(async () => {
-  await copy?.cleanup();
 });
 
-/** The copy, or null after saying why these tests do nothing here. */
-function kit(): KitCondaCopy | null {
-  if (copy === null) console.log(`skipped: ${skipped}`);
-  return copy;
-}
-
 /** Puts the binary beside conda (`<root>/bin/conda-mcp`), or takes it away. */
-async function besideConda(present: boolean): Promise<void> {
-  const path = join((copy as KitCondaCopy).root, "bin", "conda-mcp");
+async function besideConda(conda: KitCondaCopy, present: boolean): Promise<void> {
+  const path = join(conda.root, "bin", "conda-mcp");
   await rm(path, { force: true });
   if (present) await copyFile(binary, path);
 }
@@ -88,7 +69,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
   test("conda lists it, and `conda mcp --help` prints conda-mcp's own usage", async () => {
     const conda = kit();
     if (!conda) return;
-    await besideConda(true);
+    await besideConda(conda, true);
     const plugins = await conda.run([conda.condaExe, "plugins", "list", "--json"]);
     expect(plugins.stdout).toContain('"conda-mcp"');
     const help = await conda.run([conda.condaExe, "mcp", "--help"]);
@@ -100,7 +81,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
   test("with no binary beside conda, on PATH or in CONDA_MCP_BINARY it fails in one line naming all three", async () => {
     const conda = kit();
     if (!conda) return;
-    await besideConda(false);
+    await besideConda(conda, false);
     const run = await conda.run([conda.condaExe, "mcp", "--help"]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe("");
@@ -112,7 +93,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
   test("conda hands every argument over untouched, then --conda and CONDA_MCP_VIA_CONDA name it", async () => {
     const conda = kit();
     if (!conda) return;
-    await besideConda(true);
+    await besideConda(conda, true);
     // conda's own options (--json, -h, --version) and a `--` reach conda-mcp as typed.
     const args = ["catalog", "--json", "-h", "--version", "--tools", "conda_info", "--", "-x"];
     const run = await conda.run(
@@ -133,7 +114,7 @@ describeRealConda("`conda mcp`, conda-mcp's conda plugin", () => {
   test("an SDK client started as `conda mcp` lists the tools, none for mcp itself, and calls conda_info", async () => {
     const conda = kit();
     if (!conda) return;
-    await besideConda(true);
+    await besideConda(conda, true);
     const client = await startCondaMcp(conda.condaExe, ["--no-cache"], conda.env);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);

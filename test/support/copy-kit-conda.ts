@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
 import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -101,4 +102,34 @@ async function relocate(root: string, from: string): Promise<void> {
     if (data.includes(0) || !data.includes(from)) continue;
     await writeFile(full, data.toString("utf8").replaceAll(from, root));
   }
+}
+
+/**
+ * A private kit copy for one test file: made (then readied by `prepare`) before its tests when a
+ * real conda is configured, removed after them. The returned accessor gives the copy, or null
+ * after saying why the tests do nothing here.
+ */
+export function useKitCondaCopy(
+  prepare: (copy: KitCondaCopy) => Promise<void>,
+  timeoutMs = 180_000,
+): () => KitCondaCopy | null {
+  let copy: KitCondaCopy | null = null;
+  let skipped = "";
+  beforeAll(async () => {
+    if (!process.env.CONDA_MCP_TEST_CONDA) return;
+    const made = await copyKitConda();
+    if (typeof made === "string") {
+      skipped = made;
+      return;
+    }
+    copy = made;
+    await prepare(made);
+  }, timeoutMs);
+  afterAll(async () => {
+    await copy?.cleanup();
+  });
+  return () => {
+    if (copy === null) console.log(`skipped: ${skipped}`);
+    return copy;
+  };
 }
