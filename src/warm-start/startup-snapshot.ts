@@ -108,7 +108,7 @@ export function snapshotPlace(
 /** The snapshot place of a discovery whose catalog has the cache key `catalogKey`. */
 export function snapshotPlaceFor(
   config: Config,
-  discovered: { executable: string; catalogKey: string },
+  discovered: FoundConda,
   version: string,
   log: (line: string) => void,
 ): SnapshotPlace | null {
