@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "../error-code.ts";
+import { writeFileAtomic } from "../write-file-atomic.ts";
 
 /** Cache files: a catalog entry (`<sha256>.json`) or a startup snapshot (`<sha256>.snapshot.json`). */
 const CACHE_FILE_NAME = /^[0-9a-f]{64}(\.snapshot)?\.json$/;
@@ -70,20 +71,9 @@ export async function writePrivateFile(
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   await removeStaleFiles(cacheDir);
   const stem = name.replace(/\.json$/, "");
+  // The temporary name says whose it is, so that stale ones can be pruned (TEMP_NAME).
   const temp = path.join(cacheDir, `${stem}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    const handle = await open(temp, "wx", 0o600);
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path.join(cacheDir, name));
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await writeFileAtomic(path.join(cacheDir, name), text, 0o600, temp);
 }
 
 async function removeStaleFiles(cacheDir: string): Promise<void> {

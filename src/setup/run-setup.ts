@@ -4,12 +4,12 @@ import type { Config } from "../config.ts";
 import { errorCode } from "../error-code.ts";
 import { CondaMcpError } from "../errors.ts";
 import { writeAll } from "../write-all.ts";
+import { writeFileAtomic } from "../write-file-atomic.ts";
 import { chooseServerCommand, type LaunchFacts } from "./choose-server-command.ts";
 import { locateClientFile } from "./locate-client-file.ts";
 import { mergeServerEntry } from "./merge-server-entry.ts";
 import { SETUP_CLIENTS } from "./setup-clients.ts";
 import { writeBackup } from "./write-backup.ts";
-import { writeFileAtomic } from "./write-file-atomic.ts";
 
 /** The name of the server entry setup adds or replaces; every other entry is left alone. */
 const SERVER_NAME = "conda";

@@ -3,23 +3,24 @@ import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 
 /**
- * Replaces `file` with `text` in one step: the text goes to a new file beside it, is flushed
- * to disk, then renamed over it, so a reader sees the old file or the new one, never a part.
- * `mode` is the old file's permissions, kept; a new file gets the default (0666 less umask).
+ * Replaces `file` with `text` in one step: the text goes to a new file beside it (`temporary`,
+ * by default a hidden name of its own), is flushed to disk, then renamed over it, so a reader
+ * sees the old file or the new one, never a part. `mode` is set on the new file exactly (the old
+ * file's permissions, or a private 0600); null gives the default (0666 less umask).
  */
 export async function writeFileAtomic(
   file: string,
   text: string,
   mode: number | null,
-): Promise<void> {
-  const temporary = path.join(
+  temporary = path.join(
     path.dirname(file),
     `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`,
-  );
+  ),
+): Promise<void> {
   const handle = await open(temporary, "wx", mode ?? 0o666);
   try {
     try {
-      // open's mode is narrowed by the umask; the old file's own permissions are what to keep.
+      // open's mode is narrowed by the umask; the mode asked for is what the file must have.
       if (mode !== null) await handle.chmod(mode);
       await handle.writeFile(text);
       await handle.sync();
