@@ -50,8 +50,9 @@ async function main(config: Config): Promise<void> {
     if (handover === null) return;
   }
   const { run } = await import("./run.ts");
-  // The snapshot's stamp was just proven current; a catalog entry with the same one holds too.
-  const found = place && { ...place.found, verifiedStamp: snapshot?.stamp ?? null };
+  // What the snapshot just proved of the catalog entry it was recorded from spares its checks.
+  const proven = snapshot && { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest };
+  const found = place && { ...place.found, proven };
   await run({ config, version: VERSION, log, stdin, handover, found });
 }
 

@@ -32,7 +32,8 @@ export async function run(input: {
   if (config.mode === "catalog") {
     const discovered = await discovering;
     await printCatalog(config, discovered);
-    return discovered.discovery.cache?.written;
+    await discovered.discovery.cache?.written;
+    return;
   }
   // The server's modules (the MCP SDK builds its zod schemas) load while conda's Python works.
   await Promise.race([started, discovering.catch(() => {})]);

@@ -72,6 +72,17 @@ export const cacheStampSchema = v.object({
 });
 export type CacheStamp = v.InferOutput<typeof cacheStampSchema>;
 
+/**
+ * What a startup snapshot proves of the catalog entry it was recorded from, moments after it
+ * was read: its stamp holds (not checked again), and, when known, the sha256 of the entry's
+ * text, which this same version validated then (an entry with that digest is not validated
+ * again).
+ */
+export interface ProvenEntry {
+  stamp: CacheStamp;
+  entryDigest: string | null;
+}
+
 /** An entry on disk: the stamp's parts (its root prefix is the introspection's) and what it restores. */
 const entrySchema = v.object({
   format: v.literal(FORMAT),
@@ -140,25 +151,19 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
 export async function readCatalogCache(
   options: CatalogCacheOptions,
   key: string,
-  /** A stamp proven current moments ago: an entry with this very stamp is not checked again. */
-  verified: CacheStamp | null = null,
-): Promise<(CachedDiscovery & { stamp: CacheStamp }) | null> {
+  /** What the startup snapshot proved moments ago (see ProvenEntry). */
+  proven: ProvenEntry | null = null,
+): Promise<(CachedDiscovery & { stamp: CacheStamp; digest: string }) | null> {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
-    let document: unknown;
-    try {
-      document = JSON.parse(read);
-    } catch {
-      return ignored(options, "it is not valid JSON");
-    }
-    // valibot's objects take arrays too.
-    if (!isJsonObject(document)) return ignored(options, "it is not an object");
-    const parsed = v.safeParse(entrySchema, document, { abortEarly: true });
-    if (!parsed.success) return ignored(options, entryIssue(parsed.issues));
-    const entry = parsed.output;
+    const digest = sha256(read);
+    // The very text this version validated before recording its snapshot needs no schema again.
+    const entry =
+      proven?.entryDigest === digest ? (JSON.parse(read) as Entry) : validEntry(options, read);
+    if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
     const stamp: CacheStamp = {
@@ -167,8 +172,8 @@ export async function readCatalogCache(
       rootPrefix: entry.introspection.root_prefix,
       configDigest: entry.configDigest,
     };
-    const proven = verified !== null && sameStamp(verified, stamp);
-    const changed = proven ? null : stampProblem(options, stamp);
+    const current = proven !== null && sameStamp(proven.stamp, stamp);
+    const changed = current ? null : stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
     const now = new Date();
@@ -180,10 +185,25 @@ export async function readCatalogCache(
       introspection: entry.introspection,
       fingerprint: entry.fingerprint,
       stamp,
+      digest,
     };
   } catch (error) {
     return ignored(options, `it could not be read (${errorCode(error) ?? "unexpected error"})`);
   }
+}
+
+/** The entry `text` holds when it passes the schema, else null (the reason is logged). */
+function validEntry(options: CatalogCacheOptions, text: string): Entry | null {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return ignored(options, "it is not valid JSON");
+  }
+  // valibot's objects take arrays too.
+  if (!isJsonObject(document)) return ignored(options, "it is not an object");
+  const parsed = v.safeParse(entrySchema, document, { abortEarly: true });
+  return parsed.success ? parsed.output : ignored(options, entryIssue(parsed.issues));
 }
 
 /** The stamp of a discovery made just now: its fingerprint and conda's configuration files. */
@@ -215,14 +235,15 @@ export function stampProblem(options: CatalogCacheOptions, stamp: CacheStamp): s
 
 /**
  * Store a discovery and its stamp under `key` (see writePrivateFile: atomic, private, stale
- * files pruned). Failures are logged, never thrown.
+ * files pruned), resolving with the sha256 of the entry's text, or null when it was not stored:
+ * failures are logged, never thrown.
  */
 export async function writeCatalogCache(
   options: CatalogCacheOptions,
   key: string,
   discovery: CachedDiscovery,
   stamp: CacheStamp,
-): Promise<void> {
+): Promise<string | null> {
   try {
     const entry: Entry = {
       format: FORMAT,
@@ -238,11 +259,13 @@ export async function writeCatalogCache(
     const text = JSON.stringify(entry);
     if (Buffer.byteLength(text) > MAX_CATALOG_CACHE_BYTES) {
       options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
-      return;
+      return null;
     }
     await writePrivateFile(options.cacheDir, `${key}.json`, text);
+    return sha256(text);
   } catch (error) {
     options.log?.(`catalog cache: not written (${errorCode(error) ?? "unexpected error"})`);
+    return null;
   }
 }
 

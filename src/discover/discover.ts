@@ -5,6 +5,7 @@ import {
   type CatalogCacheOptions,
   cacheStamp,
   catalogCacheKey,
+  type ProvenEntry,
   readCatalogCache,
   writeCatalogCache,
 } from "./catalog-cache.ts";
@@ -40,8 +41,8 @@ export interface DiscoverOptions {
 export interface FoundConda {
   executable: string;
   catalogKey: string;
-  /** A stamp this start has just proven current (the startup snapshot's), if any. */
-  verifiedStamp?: CacheStamp | null;
+  /** What this start's startup snapshot has just proven of the catalog entry, if anything. */
+  proven?: ProvenEntry | null;
 }
 
 /** conda as discovered, and how: what the start-up needs beyond the tree and installation. */
@@ -51,10 +52,11 @@ export interface Discovery extends DiscoveredConda {
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
   /**
-   * The cache entry's key, the stamp that proves it current, and when a fresh entry is stored
-   * (written off the start-up's path; never rejects); null with `--no-cache`.
+   * The cache entry's key, the stamp that proves it current, and the sha256 of the entry's text
+   * once it is stored (a fresh entry is written off the start-up's path; null when it could not
+   * be; never rejects); null with `--no-cache`.
    */
-  cache: { key: string; stamp: CacheStamp; written: Promise<void> } | null;
+  cache: { key: string; stamp: CacheStamp; written: Promise<string | null> } | null;
 }
 
 /**
@@ -82,13 +84,13 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   // The key is taken before introspecting, so an entry never describes a later executable.
   const key = cache ? (options.found?.catalogKey ?? catalogCacheKey(cache)) : null;
   if (cache && key) {
-    const cached = await readCatalogCache(cache, key, options.found?.verifiedStamp ?? null);
+    const cached = await readCatalogCache(cache, key, options.found?.proven ?? null);
     if (cached) {
-      const { stamp, ...restored } = cached;
+      const { stamp, digest, ...restored } = cached;
       return discovered(executable, restored, "cache", 0, {
         key,
         stamp,
-        written: Promise.resolve(),
+        written: Promise.resolve(digest),
       });
     }
   }

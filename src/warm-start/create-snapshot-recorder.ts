@@ -32,7 +32,9 @@ export function createSnapshotRecorder(input: {
   if (place === null) return null;
   let written: Promise<void> = Promise.resolve();
   const observer = recordHandshake((handshake) => {
-    written = writeStartupSnapshot(place, { stamp: cache.stamp, ...handshake });
+    written = cache.written.then((entryDigest) =>
+      writeStartupSnapshot(place, { stamp: cache.stamp, entryDigest, ...handshake }),
+    );
   });
   return { observer, written: () => written };
 }

@@ -21,10 +21,11 @@ import { errorCode } from "../error-code.ts";
  * What the server answered to the MCP handshake, recorded from its own responses: the
  * `initialize` result for one requested protocol version and the `tools/list` result, as JSON
  * text (answered as they are, never parsed on the way), with the stamp of the discovery they
- * were built from.
+ * were built from and the sha256 of that catalog entry's text (null when it was not stored).
  */
 export interface StartupSnapshot {
   stamp: CacheStamp;
+  entryDigest: string | null;
   protocolVersion: string;
   initializeResult: string;
   toolsListResult: string;
@@ -41,7 +42,7 @@ export interface SnapshotPlace {
 
 // A header line (format, key, stamp, protocol version, digest of the rest), then one line of
 // JSON per answer: the answers are sent as stored, without a parse and a stringify of 120 KB.
-const FORMAT = 2;
+const FORMAT = 3;
 // A tools/list result for a real conda is about 135 KB; anything far larger is not ours.
 const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
@@ -179,6 +180,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     lutimes(file, now, now).catch(() => undefined);
     return {
       stamp: header.stamp,
+      entryDigest: header.entryDigest,
       protocolVersion: header.protocolVersion,
       initializeResult,
       toolsListResult,
@@ -194,12 +196,13 @@ export async function writeStartupSnapshot(
   snapshot: StartupSnapshot,
 ): Promise<void> {
   try {
-    const { stamp, protocolVersion, initializeResult, toolsListResult } = snapshot;
+    const { stamp, entryDigest, protocolVersion, initializeResult, toolsListResult } = snapshot;
     const digest = answersDigest(initializeResult, toolsListResult);
     const header: SnapshotHeader = {
       format: FORMAT,
       key: place.key,
       stamp,
+      entryDigest,
       protocolVersion,
       digest,
     };
@@ -219,6 +222,7 @@ const headerSchema = v.object({
   format: v.literal(FORMAT),
   key: v.string(),
   stamp: cacheStampSchema,
+  entryDigest: v.nullable(v.string()),
   protocolVersion: v.string(),
   digest: v.string(),
 });

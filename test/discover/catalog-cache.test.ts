@@ -95,6 +95,11 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
   };
 }
 
+function cacheOf(discovery: Discovery): NonNullable<Discovery["cache"]> {
+  if (discovery.cache === null) throw new Error("the discovery has no cache entry");
+  return discovery.cache;
+}
+
 /** Run a test body with a private counted fixture conda, removed afterwards. */
 function withConda(
   options: FixtureCondaOptions,
@@ -298,16 +303,50 @@ describe("a changed conda is never served a stale catalog", () => {
     "a stamp the startup snapshot just proved is not checked again; any other stamp is",
     withConda({}, async (conda) => {
       const cold = await conda.discover();
-      const { key, stamp } = cold.cache ?? { key: "", stamp: null };
+      const { key, stamp } = cacheOf(cold);
       const found = { executable: cold.installation.executable, catalogKey: key };
       // A .condarc written after the proof: only a stamp that was not just proven sees it.
       await writeFile(join(conda.fixture.prefix, ".condarc"), "no_plugins: true\n");
-      const proven = await conda.discover({ found: { ...found, verifiedStamp: stamp } });
-      expect(proven.installation.source).toBe("cache");
-      const other = { ...stamp, configDigest: "0".repeat(64) } as typeof stamp;
-      const checked = await conda.discover({ found: { ...found, verifiedStamp: other } });
+      const proven = { stamp, entryDigest: null };
+      const trusted = await conda.discover({ found: { ...found, proven } });
+      expect(trusted.installation.source).toBe("cache");
+      const other = { ...proven, stamp: { ...stamp, configDigest: "0".repeat(64) } };
+      const checked = await conda.discover({ found: { ...found, proven: other } });
       expect(checked.installation.source).toBe("introspection");
       expect(commands(checked)).not.toContain("greet");
+    }),
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "only the very text a snapshot's digest names skips the entry's schema; changed text is checked",
+    withConda({}, async (conda) => {
+      const cold = await conda.discover();
+      const { key, stamp, written } = cacheOf(cold);
+      const file = join(conda.cacheDir, `${key}.json`);
+      const text = await readFile(file, "utf8");
+      // What the write reported and what a read reports are the digest of the text on disk.
+      const digest = new Bun.CryptoHasher("sha256").update(text).digest("hex");
+      expect(await written).toBe(digest);
+      expect(await (await conda.discover()).cache?.written).toBe(digest);
+      const found = { executable: cold.installation.executable, catalogKey: key };
+      const proven = { stamp, entryDigest: digest };
+      // A field the schema refuses, as corruption would leave it: the digest no longer matches.
+      const corrupt = text.replace('"pythonSource":"', '"pythonSource":"x');
+      expect(corrupt).not.toBe(text);
+      await writeFile(file, corrupt);
+      const checked = await conda.discover({ found: { ...found, proven } });
+      expect(checked.installation.source).toBe("introspection");
+      expect(conda.logs).toContain("catalog cache: entry ignored, its interpreter is malformed");
+      // The rewritten entry, named by its own digest, is trusted as it stands.
+      const rewritten = await readFile(file, "utf8");
+      const again = new Bun.CryptoHasher("sha256").update(rewritten).digest("hex");
+      const hit = await conda.discover({
+        found: { ...found, proven: { stamp, entryDigest: again } },
+      });
+      expect(hit.installation.source).toBe("cache");
+      expect(hit.tree).toEqual(checked.tree);
+      expect(await conda.runs()).toBe(2);
     }),
     TEST_TIMEOUT,
   );

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { cp, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -239,7 +240,13 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       const corrupt = await session();
       expect(corrupt.list).toEqual(first.list);
       expect(corrupt.stderr).toContain("startup snapshot: ignored, its header is not valid JSON");
-      expect((await readSnapshot(file)).header.format).toBe(2);
+      const rewritten = (await readSnapshot(file)).header;
+      expect(rewritten.format).toBe(3);
+      // It names the catalog entry it was recorded from by the digest of that entry's text.
+      const entries = (await readdir(cacheDir)).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+      expect(entries).toHaveLength(1);
+      const entry = await readFile(join(cacheDir, entries[0] as string), "utf8");
+      expect(rewritten.entryDigest).toBe(createHash("sha256").update(entry).digest("hex"));
 
       const { header, init, list } = await readSnapshot(file);
       await writeFile(
