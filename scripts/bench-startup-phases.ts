@@ -50,6 +50,7 @@ const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
 const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
 const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
 const { serve } = await import("../src/server/serve.ts");
+const { prepareServer } = await import("../src/server/prepare-server.ts");
 mark("after the handshake: import conda-mcp's own modules");
 
 const discovery = await discover({
@@ -67,15 +68,23 @@ const catalog = buildCatalog(discovery.tree, {
 mark("after the handshake: buildCatalog");
 if (withServe) {
   const stop = new AbortController();
-  await serve({
+  const log = () => {};
+  const prepared = prepareServer({
     config,
     conda: discovery,
     catalog,
     version: "0",
-    log: () => {},
+    log,
+    handshakeSource: "server",
+  });
+  await serve({
+    config,
+    prepared,
+    log,
     stop: stop.signal,
     stdin: null,
     handover: null,
+    waiting: null,
     recorder: null,
   });
   mark(

@@ -3,17 +3,15 @@ import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
+import { prepareServer } from "./server/prepare-server.ts";
+import { startWaitingCalls } from "./server/start-waiting-calls.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
 import { createSnapshotRecorder } from "./warm-start/create-snapshot-recorder.ts";
 import { writeAll } from "./write-all.ts";
 
-/**
- * The full start-up: discover conda (from the catalog cache when it still holds), build the
- * catalog, then print it (`catalog`) or serve it, taking over from the start-up answerer when
- * it answered the handshake (`handover`).
- */
-export async function run(input: {
+/** What run() starts from: main.ts's configuration, stdin reader and warm start. */
+interface RunInput {
   config: Config;
   version: string;
   log: (line: string) => void;
@@ -22,7 +20,14 @@ export async function run(input: {
   handover: Handover | null;
   /** The conda and catalog key the start already found, if it looked for a snapshot. */
   found: FoundConda | null;
-}): Promise<void> {
+}
+
+/**
+ * The full start-up: discover conda (from the catalog cache when it still holds), build the
+ * catalog, then print it (`catalog`) or serve it, taking over from the start-up answerer when
+ * it answered the handshake (`handover`).
+ */
+export async function run(input: RunInput): Promise<void> {
   const { config, log } = input;
   let pythonStarted = () => {};
   const started = new Promise<void>((resolve) => {
@@ -35,23 +40,54 @@ export async function run(input: {
     await discovered.discovery.cache?.written;
     return;
   }
-  // The server's modules (the MCP SDK builds its zod schemas) load while conda's Python works.
-  await Promise.race([started, discovering.catch(() => {})]);
-  const { serve } = await import("./server/serve.ts");
+  // While conda's Python introspects, the server's modules load (the MCP SDK builds its zod
+  // schemas); from the cache discovery is done first, and the calls that came with the
+  // handshake start before the SDK is loaded.
+  const fromCache = await Promise.race([
+    started.then(() => false),
+    discovering.then(
+      () => true,
+      () => true,
+    ),
+  ]);
+  const serveModule = fromCache ? null : await import("./server/serve.ts");
   const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
   // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
   const stop = new AbortController();
   process.once("SIGTERM", () => stop.abort());
   process.once("SIGINT", () => stop.abort());
+  const { prepared, waiting } = prepareAndStartWaiting(input, discovery, catalog);
+  // Their way to conda's spawn is all microtasks: let it run before the import blocks the thread.
+  if (waiting) await new Promise((resolve) => setImmediate(resolve));
+  const { serve } = serveModule ?? (await import("./server/serve.ts"));
   // A server that answers the handshake itself (no snapshot, or one recorded for another
   // protocol version) records it for the next start.
   const recorder =
     config.http === null && !input.handover?.answeredInitialize
       ? createSnapshotRecorder({ ...input, discovery })
       : null;
-  await serve({ ...input, conda: discovery, catalog, stop: stop.signal, recorder });
+  await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
   await discovery.cache?.written;
+}
+
+/** The server's deps, and the calls that waited in stdin behind a warm start, started. */
+function prepareAndStartWaiting(input: RunInput, discovery: Discovery, catalog: Catalog) {
+  const { handover } = input;
+  const prepared = prepareServer({
+    config: input.config,
+    conda: discovery,
+    catalog,
+    version: input.version,
+    log: input.log,
+    handshakeSource: handover?.answeredInitialize ? "snapshot" : "server",
+    startupFingerprint: handover?.fingerprint,
+  });
+  const waiting =
+    handover?.answeredInitialize && input.stdin
+      ? startWaitingCalls(prepared.deps, input.stdin.waiting())
+      : null;
+  return { prepared, waiting };
 }
 
 /** `catalog`: what would be served, as text or (`--json`) as the catalog document. */

@@ -24,7 +24,11 @@ import type { ToolEntry } from "./build-tool-registry.ts";
 import { EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 import type { Admission, ServerDeps } from "./server-deps.ts";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a call needs of its request: its cancellation, progress token and notifications. */
+export type CallContext = Pick<
+  RequestHandlerExtra<ServerRequest, ServerNotification>,
+  "signal" | "_meta" | "sendNotification"
+>;
 
 /** A tool error with text only: refusals, invalid arguments, faults of ours. */
 export function errorResult(text: string): CallToolResult {
@@ -89,7 +93,7 @@ function valuesByDest(command: CatalogCommand, args: Record<string, unknown>) {
 async function runAdmitted(
   deps: ServerDeps,
   argv: string[],
-  extra: Extra,
+  extra: CallContext,
   options: {
     tool: string;
     cwd?: string;
@@ -132,7 +136,7 @@ async function callGenerated(
   deps: ServerDeps,
   entry: Extract<ToolEntry, { kind: "generated" }>,
   input: unknown,
-  extra: Extra,
+  extra: CallContext,
 ) {
   const { command, policy } = entry;
   const validated = validateArgs(command, entry.schema, input);
@@ -162,7 +166,7 @@ async function callExecute(
   deps: ServerDeps,
   findCommand: FindCommand,
   input: unknown,
-  extra: Extra,
+  extra: CallContext,
 ) {
   const validated = deps.executeTool.validate(input);
   if (!validated.success) return invalidArguments("conda_execute", validated.issues);
@@ -206,7 +210,7 @@ async function callExecute(
  */
 export function createCallTool(
   deps: ServerDeps,
-): (entry: ToolEntry, input: unknown, extra: Extra) => Promise<CallToolResult> {
+): (entry: ToolEntry, input: unknown, extra: CallContext) => Promise<CallToolResult> {
   const findCommand = createFindCommand(deps.commands);
   return async (entry, input, extra) => {
     switch (entry.kind) {

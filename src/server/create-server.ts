@@ -11,6 +11,7 @@ import {
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import { createCallTool, errorResult } from "./call-tool.ts";
 import type { ServerDeps } from "./server-deps.ts";
+import type { WaitingCalls } from "./start-waiting-calls.ts";
 
 const CAPABILITIES_RESOURCE = {
   uri: CAPABILITIES_URI,
@@ -33,8 +34,11 @@ function serverInstructions(glossary: ReadonlyMap<string, string>): string {
   return lines.join("\n");
 }
 
-/** The low-level MCP server with conda's tools and the capabilities resource. */
-export function createServer(deps: ServerDeps): Server {
+/**
+ * The low-level MCP server with conda's tools and the capabilities resource; a call in
+ * `waiting` (started while the SDK loaded) is answered by that run instead of a new one.
+ */
+export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = null): Server {
   const server = new Server(
     { name: "conda-mcp", version: deps.version },
     {
@@ -76,7 +80,8 @@ export function createServer(deps: ServerDeps): Server {
     if (!entry) throw new McpError(ErrorCode.InvalidParams, "Unknown tool");
     const input = request.params.arguments;
     try {
-      return await callTool(entry, input, extra);
+      const early = waiting?.claim(extra.requestId, entry.name, extra);
+      return await (early ?? callTool(entry, input, extra));
     } catch (error) {
       // A fault of ours: log it where the user can see it, tell the client nothing internal.
       deps.log(

@@ -59,6 +59,11 @@ export class LineReader {
     }
   }
 
+  /** The lines read that no consumer has taken yet, in order (a view: do not change it). */
+  waiting(): readonly InputLine[] {
+    return this.#waiting;
+  }
+
   /** Stops reading for good; lines not yet taken are dropped. */
   close(): void {
     this.#consumer = null;

@@ -116,3 +116,43 @@ export function isPlainInitialized(message: unknown): boolean {
     isEmptyOrAbsent(message.params)
   );
 }
+
+/** A `tools/call` request the server may start before the SDK is loaded: see {@link plainToolsCall}. */
+export interface PlainToolsCall {
+  id: RequestId;
+  name: string;
+  arguments: Record<string, unknown> | undefined;
+  progressToken: string | number | undefined;
+}
+
+const CALL_PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
+const CALL_META_KEYS = new Set(["progressToken"]);
+
+/**
+ * A `tools/call` request in its ordinary form (a string name, arguments that are an object or
+ * absent, `_meta` holding at most a progress token, no `task`), or null for anything else.
+ */
+export function plainToolsCall(message: unknown): PlainToolsCall | null {
+  if (!isJsonObject(message) || !onlyKeys(message, REQUEST_KEYS)) return null;
+  if (message.jsonrpc !== "2.0" || message.method !== "tools/call") return null;
+  const { id, params } = message;
+  if (!isRequestId(id) || !isJsonObject(params) || !onlyKeys(params, CALL_PARAM_KEYS)) return null;
+  const { name, arguments: args, _meta: meta } = params;
+  if (typeof name !== "string" || !isOptional(args, isJsonObject)) return null;
+  if (!isOptional(meta, (m) => isJsonObject(m) && onlyKeys(m, CALL_META_KEYS))) return null;
+  const progressToken = isJsonObject(meta) ? meta.progressToken : undefined;
+  if (!isOptional(progressToken, isRequestId)) return null;
+  return {
+    id,
+    name,
+    arguments: args as Record<string, unknown> | undefined,
+    progressToken: progressToken as RequestId | undefined,
+  };
+}
+
+/** The request id a `notifications/cancelled` notification names, else null. */
+export function cancelledRequestId(message: unknown): RequestId | null {
+  if (!isJsonObject(message) || message.method !== "notifications/cancelled") return null;
+  const params = message.params;
+  return isJsonObject(params) && isRequestId(params.requestId) ? params.requestId : null;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
+  CallToolRequestSchema,
   InitializedNotificationSchema,
   InitializeRequestSchema,
   ListToolsRequestSchema,
@@ -9,6 +10,7 @@ import { checkClientMessage } from "../../src/check-client-message.ts";
 import {
   isPlainInitialized,
   plainInitialize,
+  plainToolsCall,
   plainToolsList,
 } from "../../src/warm-start/handshake-shapes.ts";
 
@@ -180,5 +182,69 @@ describe("handshake messages answered before the SDK is loaded", () => {
     ]) {
       expect(plain.get(schema) ?? 0).toBeGreaterThan(50);
     }
+  });
+
+  // A call started before the SDK is loaded must be one the SDK then hands to the handler.
+  test("every tools/call called plain is one the SDK accepts, with the same name and arguments (property)", () => {
+    const anything = fc.oneof(
+      fc.constant(undefined),
+      fc.boolean(),
+      fc.integer(),
+      fc.double(),
+      fc.string(),
+      fc.constant(null),
+      fc.constant([]),
+      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+    );
+    const rarely = (arb: fc.Arbitrary<unknown>) =>
+      fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
+    const mostly = (good: fc.Arbitrary<unknown>) =>
+      fc.oneof({ arbitrary: good, weight: 9 }, { arbitrary: anything, weight: 1 });
+    const meta = fc.record(
+      {
+        progressToken: mostly(fc.oneof(fc.integer(), fc.string())),
+        other: rarely(anything),
+      },
+      { requiredKeys: [] },
+    );
+    const params = fc.record(
+      {
+        name: mostly(fc.string()),
+        arguments: fc.option(mostly(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 })), {
+          nil: undefined,
+        }),
+        _meta: fc.option(mostly(meta), { nil: undefined }),
+        task: rarely(anything),
+        other: rarely(anything),
+      },
+      { requiredKeys: ["name"] },
+    );
+    const message = fc.record(
+      {
+        jsonrpc: mostly(fc.constant("2.0")),
+        id: mostly(fc.oneof(fc.integer(), fc.string())),
+        method: mostly(fc.constant("tools/call")),
+        params: mostly(params),
+        extra: rarely(anything),
+      },
+      { requiredKeys: ["jsonrpc", "id", "method"] },
+    );
+    let plain = 0;
+    fc.assert(
+      fc.property(message, (value) => {
+        const parsed = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+        const call = plainToolsCall(parsed);
+        if (call === null) return;
+        plain++;
+        expect(checkClientMessage(parsed).ok).toBe(true);
+        const sdk = CallToolRequestSchema.safeParse(parsed);
+        expect(sdk.success).toBe(true);
+        expect(call.name).toBe(sdk.data?.params.name as string);
+        expect(call.arguments).toEqual(sdk.data?.params.arguments);
+        expect(call.progressToken).toEqual(sdk.data?.params._meta?.progressToken);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(plain).toBeGreaterThan(500);
   });
 });

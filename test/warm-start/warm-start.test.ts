@@ -299,6 +299,81 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   );
 
   test(
+    "calls written with the handshake start while the full server loads, answered as a cold server answers them",
+    async () => {
+      const args = ["--allow-exec", "--progress-interval", "0.1"];
+      const marker = join(fixture.root, "waiting-calls.log");
+      const shell = (script: string) => ({
+        no_capture_output: true,
+        executable_call: ["sh", "-c", script],
+      });
+      const call = (id: number, name: string, args: unknown, meta?: object) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+      });
+      const requests = [
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        call(2, "conda_info", { json: true }),
+        call(3, "conda_info", { json: "yes" }),
+        call(4, "conda_nope", {}),
+        call(5, "conda_run", shell(`echo ran >> '${marker}'; sleep 0.4`), { progressToken: "p5" }),
+        // Cancelled in the same write: it never runs, early or not.
+        call(6, "conda_run", shell(`echo cancelled >> '${marker}'`)),
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6 } },
+        {
+          jsonrpc: "2.0",
+          id: 7,
+          method: "resources/read",
+          params: { uri: "conda://capabilities" },
+        },
+      ];
+      const text = `${initializeLine(0)}${requests.map((m) => `${JSON.stringify(m)}\n`).join("")}`;
+      const runs: { answers: Map<unknown, Message>; progress: Message[]; source: unknown }[] = [];
+      // Cold (--no-cache), then warm from the snapshot a session with these options recorded.
+      for (const cache of [false, true]) {
+        if (cache) await session({ args });
+        await rm(marker, { force: true });
+        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, args, cache });
+        try {
+          await server.write(text);
+          for (const id of [0, 1, 2, 3, 4, 5, 7])
+            await server.waitFor(`answer ${id}`, (m) => m.id === id);
+          // Long enough for a run of id 6 to have written its line, had it started.
+          await Bun.sleep(300);
+          expect(await server.close()).toBe(0);
+          const messages = server.lines().map((line) => JSON.parse(line) as Message);
+          const answers = new Map(messages.filter((m) => "id" in m).map((m) => [m.id, m]));
+          const progress = messages.filter((m) => m.method === "notifications/progress");
+          const read = answers.get(7)?.result as { contents: { text: string }[] };
+          const source = JSON.parse(read.contents[0]?.text as string).handshake_source;
+          runs.push({ answers, progress, source });
+          expect(await readFile(marker, "utf8")).toBe("ran\n");
+        } finally {
+          await server.close().catch(() => {});
+        }
+      }
+      const [cold, warm] = runs as [(typeof runs)[0], (typeof runs)[0]];
+      expect([cold.source, warm.source]).toEqual(["server", "snapshot"]);
+      for (const run of runs) {
+        expect([...run.answers.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5, 7]);
+        const info = run.answers.get(2)?.result as { structuredContent: { stdout: string } };
+        expect(JSON.parse(info.structuredContent.stdout).conda_version).toBe("26.7.0");
+        const ran = run.answers.get(5)?.result as { structuredContent: { exit_code: number } };
+        expect(ran.structuredContent.exit_code).toBe(0);
+        expect(run.progress.length).toBeGreaterThan(0);
+        for (const note of run.progress) expect((note.params as Message).progressToken).toBe("p5");
+      }
+      // Refusals are the same text whoever ran them.
+      for (const id of [3, 4])
+        expect(warm.answers.get(id)).toEqual(cold.answers.get(id) as Message);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "SIGTERM while only the snapshot has answered ends the process with 0",
     async () => {
       await session();

@@ -1,0 +1,100 @@
+import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { InputLine } from "../stdio/line-reader.ts";
+import {
+  cancelledRequestId,
+  type PlainToolsCall,
+  plainToolsCall,
+  type RequestId,
+} from "../warm-start/handshake-shapes.ts";
+import type { ToolEntry } from "./build-tool-registry.ts";
+import { type CallContext, createCallTool } from "./call-tool.ts";
+import type { ServerDeps } from "./server-deps.ts";
+
+/** Calls started before the MCP SDK was loaded, each waiting for the handler of its request. */
+export interface WaitingCalls {
+  /**
+   * The result of request `id`'s early run when it calls tool `name`, taken at most once; from
+   * then on the run follows `context` (its cancellation and progress). Null when there is none.
+   */
+  claim(id: RequestId, name: string, context: CallContext): Promise<CallToolResult> | null;
+}
+
+type Call = ReturnType<typeof createCallTool>;
+
+/**
+ * Starts the `tools/call` requests among `lines` (read, not yet served) while the MCP SDK is
+ * still loading, each exactly as the server runs a call (the same validation, policy and
+ * queue): after a warm start conda is then already running when the SDK's handler claims the
+ * run. Only plain calls of listed tools are started, each id once, none whose cancellation is
+ * already waiting; the SDK gets every line as before. Shutting the server down ends any run.
+ * Null when no call was started.
+ */
+export function startWaitingCalls(
+  deps: ServerDeps,
+  lines: readonly InputLine[],
+): WaitingCalls | null {
+  const messages = lines.flatMap((line) => {
+    if ("oversized" in line) return [];
+    try {
+      return [JSON.parse(line.text) as unknown];
+    } catch {
+      return [];
+    }
+  });
+  const cancelled = new Set(messages.map(cancelledRequestId));
+  const calls = messages.map(plainToolsCall).filter((call) => call !== null);
+  const uses = new Map<RequestId, number>();
+  for (const call of calls) uses.set(call.id, (uses.get(call.id) ?? 0) + 1);
+  const byName = new Map(deps.entries.map((e) => [e.name, e]));
+  const callTool = createCallTool(deps);
+  const started = new Map<RequestId, EarlyRun>();
+  for (const call of calls) {
+    const entry = byName.get(call.name);
+    if (!entry || uses.get(call.id) !== 1 || cancelled.has(call.id)) continue;
+    started.set(call.id, startEarly(callTool, entry, call));
+  }
+  if (started.size === 0) return null;
+  return {
+    claim(id, name, context) {
+      const run = started.get(id);
+      if (!run || run.name !== name) return null;
+      started.delete(id);
+      return run.adopt(context);
+    },
+  };
+}
+
+interface EarlyRun {
+  name: string;
+  adopt(context: CallContext): Promise<CallToolResult>;
+}
+
+/** Runs one call with a context of its own until the request's real context adopts it. */
+function startEarly(callTool: Call, entry: ToolEntry, call: PlainToolsCall): EarlyRun {
+  const controller = new AbortController();
+  let adopted: CallContext | null = null;
+  // Progress sent before the handler claimed the run goes out once it has.
+  const held: ServerNotification[] = [];
+  const context: CallContext = {
+    signal: controller.signal,
+    _meta: call.progressToken === undefined ? {} : { progressToken: call.progressToken },
+    sendNotification: async (notification) => {
+      if (adopted) return adopted.sendNotification(notification);
+      held.push(notification);
+    },
+  };
+  const result = callTool(entry, call.arguments, context);
+  // A fault is the claiming handler's to report; unclaimed, it must not end the process.
+  result.catch(() => {});
+  return {
+    name: call.name,
+    adopt(real) {
+      adopted = real;
+      for (const notification of held.splice(0))
+        real.sendNotification(notification).catch(() => {});
+      if (real.signal.aborted) controller.abort();
+      else real.signal.addEventListener("abort", () => controller.abort(), { once: true });
+      return result;
+    },
+  };
+}
