@@ -293,28 +293,35 @@ export async function timeToToolsList(
 }
 
 /**
- * Spawn → `initialize` → `tools/list` → `conda_info --json` answered through `tools/call`, in
- * milliseconds: what a client waits for its first conda result.
+ * Spawn → `initialize` → `tools/list` → `tools/call conda_info {"json": true}` answered, sent
+ * back to back as a client that calls at once would: the milliseconds from the spawn, from
+ * sending the call, and the server's share of the call (from sending it, minus conda's own run
+ * as the server timed it, spawn to exit).
  */
 export async function timeToFirstCall(
   command: readonly string[],
   env: Record<string, string>,
-): Promise<number> {
+): Promise<{ fromSpawn: number; call: number; share: number }> {
   const started = performance.now();
   const session = rawSession(command, env);
   await initialize(session);
   await session.request("tools/list", {});
+  const sent = performance.now();
   const { message } = await session.request("tools/call", {
     name: "conda_info",
     arguments: { json: true },
   });
-  const elapsed = performance.now() - started;
+  const answered = performance.now();
   const code = await session.close();
-  const result = message.result as { structuredContent?: { exit_code?: number } } | undefined;
-  if (result?.structuredContent?.exit_code !== 0 || code !== 0) {
+  const result = message.result as
+    | { structuredContent?: { exit_code?: number; duration_ms?: number } }
+    | undefined;
+  const structured = result?.structuredContent;
+  if (structured?.exit_code !== 0 || code !== 0) {
     throw new Error(`conda_info failed (exit ${code}): ${JSON.stringify(message)}`);
   }
-  return elapsed;
+  const call = answered - sent;
+  return { fromSpawn: answered - started, call, share: call - (structured.duration_ms ?? 0) };
 }
 
 /** Reads `conda://capabilities` from a server started with `command`. */
