@@ -618,5 +618,17 @@ def main():
         out.write("\n")
 
 
+def exit_without_teardown():
+    """Ends the process once its answer is out, exit handlers included: the interpreter's own
+    teardown, freeing every module conda imported, takes tens of milliseconds nobody waits for."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 if __name__ == "__main__":
     main()
+    exit_without_teardown()

@@ -348,4 +348,16 @@ def main():
     sys.stdout.write(json.dumps(find_facts(argv)))
 
 
+def exit_without_teardown():
+    """Ends the process once its answer is out, exit handlers included: the interpreter's own
+    teardown, freeing every module conda imported, takes tens of milliseconds nobody waits for."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 main()
+exit_without_teardown()
