@@ -32,6 +32,49 @@ export function computeFingerprint(input: FingerprintInput): string {
   return createHash("sha256").update(material).digest("hex");
 }
 
+// A folder changed this recently may change again within its mtime's granularity (one second
+// on some file systems) without its mtime moving: its probe proves nothing yet (git's "racy" rule).
+const SETTLED_MS = 2000;
+
+/**
+ * computeFingerprint for a check after every conda call: computed again only when a few stats
+ * say that something it reads may have changed, otherwise the last value holds. The stats: the
+ * mtime of each site folder, which moves whenever a distribution's folder is added, removed or
+ * renamed in it (the rule importlib's own path finder caches by), and the identities of the
+ * executable and the interpreter.
+ */
+export function watchFingerprint(input: FingerprintInput): () => string {
+  let last: { probe: string; fingerprint: string } | null = null;
+  return () => {
+    // Taken before the fingerprint, so a change made meanwhile shows in the next probe.
+    const probe = probeOf(input);
+    if (probe !== null && last?.probe === probe) return last.fingerprint;
+    const fingerprint = computeFingerprint(input);
+    last = probe === null ? null : { probe, fingerprint };
+    return fingerprint;
+  };
+}
+
+/** What the watch compares, or null while a site folder has just changed. */
+function probeOf(input: FingerprintInput): string | null {
+  const now = Date.now();
+  const folders: (number | null)[] = [];
+  for (const dir of input.siteDirs) {
+    const mtime = mtimeOf(dir);
+    if (mtime !== null && now - mtime < SETTLED_MS) return null;
+    folders.push(mtime);
+  }
+  return JSON.stringify([folders, fileIdentity(input.executable), fileIdentity(input.python)]);
+}
+
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function condaDistVersion(siteDirs: readonly string[]): string | null {
   for (const dir of siteDirs) {
     const entries = listDir(dir);

@@ -9,7 +9,7 @@ import {
   readCatalogCache,
   writeCatalogCache,
 } from "./catalog-cache.ts";
-import { computeFingerprint } from "./compute-fingerprint.ts";
+import { computeFingerprint, watchFingerprint } from "./compute-fingerprint.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
@@ -147,7 +147,7 @@ function discovered(
     plugins: payload.external_plugins,
     completionCacheDir: payload.completion?.cache_dir ?? null,
     fingerprint: found.fingerprint,
-    currentFingerprint: () => computeFingerprint({ executable, python, siteDirs, condaVersion }),
+    currentFingerprint: watchFingerprint({ executable, python, siteDirs, condaVersion }),
     currentPluginNames: () => scanCondaEntryPoints(siteDirs).flatMap((d) => d.entryPointNames),
     source,
   };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { computeFingerprint } from "../../src/discover/compute-fingerprint.ts";
+import { computeFingerprint, watchFingerprint } from "../../src/discover/compute-fingerprint.ts";
 import { scanCondaEntryPoints } from "../../src/discover/scan-conda-entry-points.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 
@@ -122,6 +122,46 @@ describe("computeFingerprint", () => {
     await writeFile(fixture.condaExe, `${original}# edited\n`);
     try {
       expect(computeFingerprint(input())).not.toBe(before);
+    } finally {
+      await writeFile(fixture.condaExe, original);
+    }
+  });
+});
+
+describe("watchFingerprint", () => {
+  // Folders whose mtime is well in the past, as after any install that is not happening now.
+  const settle = (dir: string, secondsAgo: number) => {
+    const when = new Date(Date.now() - secondsAgo * 1000);
+    return utimes(dir, when, when);
+  };
+
+  test("recomputes only when a site folder or the executable moved, and at once while one just did", async () => {
+    const watch = watchFingerprint(input());
+    const plugin = await addDistribution("fixture-watched", "1.0.0", "[conda]\nw = w.plugin\n");
+    try {
+      // Just changed: every check computes anew, so the new plugin shows at once.
+      expect(watch()).toBe(computeFingerprint(input()));
+      await settle(fixture.sitePackages, 60);
+      const settled = watch();
+      expect(settled).toBe(computeFingerprint(input()));
+      // Rewritten in place, its site folder untouched: the probe holds, the last value stands.
+      await writeFile(join(plugin, "entry_points.txt"), "[conda]\nw = w.other\n");
+      expect(computeFingerprint(input())).not.toBe(settled);
+      expect(watch()).toBe(settled);
+      // Any change of the folder's entries moves its mtime; the watch computes again.
+      await settle(fixture.sitePackages, 30);
+      expect(watch()).toBe(computeFingerprint(input()));
+      expect(watch()).not.toBe(settled);
+    } finally {
+      await rm(plugin, { recursive: true, force: true });
+    }
+    await settle(fixture.sitePackages, 10);
+    expect(watch()).toBe(computeFingerprint(input()));
+    const original = await Bun.file(fixture.condaExe).text();
+    const before = watch();
+    await writeFile(fixture.condaExe, `${original}# edited\n`);
+    try {
+      expect(watch()).not.toBe(before);
     } finally {
       await writeFile(fixture.condaExe, original);
     }
