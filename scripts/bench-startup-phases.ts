@@ -33,15 +33,14 @@ const config = parseConfig(
 const place = snapshotPlace(config, packageJson.version, () => {});
 mark("snapshot path: parse options, find conda, name the snapshot");
 const snapshot = place ? readStartupSnapshot(place) : null;
-if (!snapshot) throw new Error("no valid startup snapshot: start the server once first");
+if (!place || !snapshot) throw new Error("no valid startup snapshot: start the server once first");
 mark("snapshot path: read the snapshot, recompute fingerprint and .condarc digest");
 void `{"jsonrpc":"2.0","id":1,"result":${snapshot.toolsListResult}}\n`;
 mark("snapshot path: compose the tools/list answer line");
 
-// What loads after the handshake, before the first call can be served (run.ts).
-await import("@modelcontextprotocol/sdk/server/index.js");
-await import("@modelcontextprotocol/sdk/types.js");
-mark("after the handshake: import the MCP SDK (builds its zod schemas)");
+// What loads after the handshake, in run.ts's order: conda-mcp's own modules, discovery from
+// the catalog entry the snapshot proved, the catalog and the server's deps (calls that waited
+// start here), then the MCP SDK.
 await import("valibot");
 await import("@valibot/to-json-schema");
 mark("after the handshake: import valibot and @valibot/to-json-schema");
@@ -49,7 +48,6 @@ const { discover } = await import("../src/discover/discover.ts");
 const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
 const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
 const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
-const { serve } = await import("../src/server/serve.ts");
 const { prepareServer } = await import("../src/server/prepare-server.ts");
 mark("after the handshake: import conda-mcp's own modules");
 
@@ -60,12 +58,17 @@ const discovery = await discover({
   timeoutMs: config.introspectionTimeoutMs,
   home: config.home,
   cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
+  found: { ...place.found, proven: { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest } },
 });
-mark(`after the handshake: discover (${discovery.installation.source})`);
+mark(`after the handshake: discover (${discovery.installation.source}, proven by the snapshot)`);
 const catalog = buildCatalog(discovery.tree, {
   preParser: discovery.preParser,
 });
 mark("after the handshake: buildCatalog");
+await import("@modelcontextprotocol/sdk/server/index.js");
+await import("@modelcontextprotocol/sdk/types.js");
+const { serve } = await import("../src/server/serve.ts");
+mark("after the handshake: import the MCP SDK (builds its zod schemas) and the server");
 if (withServe) {
   const stop = new AbortController();
   const log = () => {};
