@@ -1,19 +1,25 @@
+import { createHash } from "node:crypto";
 import { buildCatalog } from "./catalog/build-catalog.ts";
 import type { Catalog } from "./catalog/catalog-types.ts";
 import { credentialValues } from "./catalog/credential-values.ts";
 import type { Config } from "./config.ts";
 import { type Discovery, discover, type FoundConda } from "./discover/discover.ts";
 import { userCacheDir } from "./discover/user-cache-dir.ts";
+import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
 
 /**
  * Discovers the configured conda (from the catalog cache when it still holds) and builds its
- * catalog: the first two stages, shared by the executable and the library entry.
+ * catalog: the first two stages, shared by the executable and the library entry. A catalog the
+ * startup snapshot recorded (`recorded`) is taken as it is when discovery read the very entry
+ * the snapshot named and the text still has its recorded digest: this version built it from that
+ * entry under the same options and credentials, which the snapshot's key covers.
  */
 export async function discoverCatalog(
   config: Config,
   log: (line: string) => void,
   found: FoundConda | null = null,
   onPythonStarted?: () => void,
+  recorded: RecordedCatalog | null = null,
 ): Promise<{ discovery: Discovery; catalog: Catalog }> {
   const discovery = await discover({
     found,
@@ -28,9 +34,15 @@ export async function discoverCatalog(
       : null,
     log,
   });
-  const catalog = buildCatalog(discovery.tree, {
-    secretValues: credentialValues(config.env),
-    preParser: discovery.preParser,
-  });
+  const intact =
+    recorded !== null &&
+    discovery.cache?.proven === true &&
+    createHash("sha256").update(recorded.text).digest("hex") === recorded.digest;
+  const catalog = intact
+    ? (JSON.parse(recorded.text) as Catalog)
+    : buildCatalog(discovery.tree, {
+        secretValues: credentialValues(config.env),
+        preParser: discovery.preParser,
+      });
   return { discovery, catalog };
 }

@@ -53,7 +53,8 @@ async function main(config: Config): Promise<void> {
   // What the snapshot just proved of the catalog entry it was recorded from spares its checks.
   const proven = snapshot && { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest };
   const found = place && { ...place.found, proven };
-  await run({ config, version: VERSION, log, stdin, handover, found });
+  const recordedCatalog = snapshot?.catalog ?? null;
+  await run({ config, version: VERSION, log, stdin, handover, found, recordedCatalog });
 }
 
 try {

@@ -8,6 +8,7 @@ import { startWaitingCalls } from "./server/start-waiting-calls.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
 import { createSnapshotRecorder } from "./warm-start/create-snapshot-recorder.ts";
+import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";
 
 /** What run() starts from: main.ts's configuration, stdin reader and warm start. */
@@ -20,6 +21,8 @@ interface RunInput {
   handover: Handover | null;
   /** The conda and catalog key the start already found, if it looked for a snapshot. */
   found: FoundConda | null;
+  /** The catalog the startup snapshot recorded, when one was read. */
+  recordedCatalog: RecordedCatalog | null;
 }
 
 /**
@@ -33,7 +36,13 @@ export async function run(input: RunInput): Promise<void> {
   const started = new Promise<void>((resolve) => {
     pythonStarted = resolve;
   });
-  const discovering = discoverCatalog(config, log, input.found, pythonStarted);
+  const discovering = discoverCatalog(
+    config,
+    log,
+    input.found,
+    pythonStarted,
+    input.recordedCatalog,
+  );
   if (config.mode === "catalog") {
     const discovered = await discovering;
     await printCatalog(config, discovered);
@@ -65,7 +74,7 @@ export async function run(input: RunInput): Promise<void> {
   // protocol version) records it for the next start.
   const recorder =
     config.http === null && !input.handover?.answeredInitialize
-      ? createSnapshotRecorder({ ...input, discovery })
+      ? createSnapshotRecorder({ ...input, discovery, catalog })
       : null;
   await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
   await discovery.cache?.written;

@@ -153,7 +153,7 @@ export async function readCatalogCache(
   key: string,
   /** What the startup snapshot proved moments ago (see ProvenEntry). */
   proven: ProvenEntry | null = null,
-): Promise<(CachedDiscovery & { stamp: CacheStamp; digest: string }) | null> {
+): Promise<(CachedDiscovery & { stamp: CacheStamp; digest: string; proven: boolean }) | null> {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
@@ -161,8 +161,8 @@ export async function readCatalogCache(
     if (typeof read !== "string") return ignored(options, read.problem);
     const digest = sha256(read);
     // The very text this version validated before recording its snapshot needs no schema again.
-    const entry =
-      proven?.entryDigest === digest ? (JSON.parse(read) as Entry) : validEntry(options, read);
+    const named = proven?.entryDigest === digest;
+    const entry = named ? (JSON.parse(read) as Entry) : validEntry(options, read);
     if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
@@ -186,6 +186,7 @@ export async function readCatalogCache(
       fingerprint: entry.fingerprint,
       stamp,
       digest,
+      proven: named,
     };
   } catch (error) {
     return ignored(options, `it could not be read (${errorCode(error) ?? "unexpected error"})`);

@@ -52,11 +52,17 @@ export interface Discovery extends DiscoveredConda {
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
   /**
-   * The cache entry's key, the stamp that proves it current, and the sha256 of the entry's text
+   * The cache entry's key, the stamp that proves it current, the sha256 of the entry's text
    * once it is stored (a fresh entry is written off the start-up's path; null when it could not
-   * be; never rejects); null with `--no-cache`.
+   * be; never rejects), and whether it is the very entry the startup snapshot named (`proven`);
+   * null with `--no-cache`.
    */
-  cache: { key: string; stamp: CacheStamp; written: Promise<string | null> } | null;
+  cache: {
+    key: string;
+    stamp: CacheStamp;
+    written: Promise<string | null>;
+    proven: boolean;
+  } | null;
 }
 
 /**
@@ -86,11 +92,12 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   if (cache && key) {
     const cached = await readCatalogCache(cache, key, options.found?.proven ?? null);
     if (cached) {
-      const { stamp, digest, ...restored } = cached;
+      const { stamp, digest, proven, ...restored } = cached;
       return discovered(executable, restored, "cache", 0, {
         key,
         stamp,
         written: Promise.resolve(digest),
+        proven,
       });
     }
   }
@@ -122,7 +129,12 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const written = new Promise((resolve) => setImmediate(resolve)).then(() =>
     writeCatalogCache(cache, key, fresh, stamp),
   );
-  return discovered(executable, fresh, "introspection", pythonMs, { key, stamp, written });
+  return discovered(executable, fresh, "introspection", pythonMs, {
+    key,
+    stamp,
+    written,
+    proven: false,
+  });
 }
 
 /** The tree and installation of a discovery, fresh or restored from the cache. */

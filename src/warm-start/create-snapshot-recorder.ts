@@ -1,8 +1,9 @@
+import type { Catalog } from "../catalog/catalog-types.ts";
 import type { Config } from "../config.ts";
 import type { Discovery } from "../discover/discover.ts";
 import type { TransportObserver } from "../stdio/stdio-line-transport.ts";
 import { recordHandshake } from "./record-handshake.ts";
-import { snapshotPlaceFor, writeStartupSnapshot } from "./startup-snapshot.ts";
+import { recordCatalog, snapshotPlaceFor, writeStartupSnapshot } from "./startup-snapshot.ts";
 
 /** Watches a stdio session for its handshake answers; `written` settles once they are stored. */
 export interface SnapshotRecorder {
@@ -17,6 +18,7 @@ export interface SnapshotRecorder {
 export function createSnapshotRecorder(input: {
   config: Config;
   discovery: Discovery;
+  catalog: Catalog;
   version: string;
   log: (line: string) => void;
 }): SnapshotRecorder | null {
@@ -33,7 +35,12 @@ export function createSnapshotRecorder(input: {
   let written: Promise<void> = Promise.resolve();
   const observer = recordHandshake((handshake) => {
     written = cache.written.then((entryDigest) =>
-      writeStartupSnapshot(place, { stamp: cache.stamp, entryDigest, ...handshake }),
+      writeStartupSnapshot(place, {
+        stamp: cache.stamp,
+        entryDigest,
+        ...handshake,
+        catalog: recordCatalog(input.catalog),
+      }),
     );
   });
   return { observer, written: () => written };

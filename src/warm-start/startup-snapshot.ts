@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
 import * as v from "valibot";
+import type { Catalog } from "../catalog/catalog-types.ts";
 import { credentialValues } from "../catalog/credential-values.ts";
 import type { Config } from "../config.ts";
 import {
@@ -21,7 +22,8 @@ import { errorCode } from "../error-code.ts";
  * What the server answered to the MCP handshake, recorded from its own responses: the
  * `initialize` result for one requested protocol version and the `tools/list` result, as JSON
  * text (answered as they are, never parsed on the way), with the stamp of the discovery they
- * were built from and the sha256 of that catalog entry's text (null when it was not stored).
+ * were built from, the sha256 of that catalog entry's text (null when it was not stored), and
+ * the catalog built from it.
  */
 export interface StartupSnapshot {
   stamp: CacheStamp;
@@ -29,6 +31,16 @@ export interface StartupSnapshot {
   protocolVersion: string;
   initializeResult: string;
   toolsListResult: string;
+  catalog: RecordedCatalog;
+}
+
+/**
+ * The catalog the recorded answers were built from, as JSON text, and its sha256 as recorded:
+ * checked only where it is used (off the handshake's path), see discoverCatalog.
+ */
+export interface RecordedCatalog {
+  text: string;
+  digest: string;
 }
 
 /** Where a snapshot is read and written: the catalog cache's folder and options. */
@@ -40,9 +52,9 @@ export interface SnapshotPlace {
   found: FoundConda;
 }
 
-// A header line (format, key, stamp, protocol version, digest of the rest), then one line of
-// JSON per answer: the answers are sent as stored, without a parse and a stringify of 120 KB.
-const FORMAT = 3;
+// A header line (format, key, stamp, protocol version, digests), one line of JSON per answer
+// (sent as stored, without a parse and a stringify of 120 KB), then the catalog's line.
+const FORMAT = 4;
 // A tools/list result for a real conda is about 135 KB; anything far larger is not ours.
 const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
@@ -152,7 +164,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     if (read === null) return null;
     if (typeof read !== "string") return ignored(cache, read.problem);
     const lines = read.split("\n");
-    const [headerLine = "", initializeResult = "", toolsListResult = ""] = lines;
+    const [headerLine = "", initializeResult = "", toolsListResult = "", catalog = ""] = lines;
     let document: unknown;
     try {
       document = JSON.parse(headerLine);
@@ -160,12 +172,12 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
       return ignored(cache, "its header is not valid JSON");
     }
     const parsed = v.safeParse(headerSchema, document);
-    // Exactly three lines, each ended by a line break.
+    // Exactly four lines, each ended by a line break.
     if (
       !parsed.success ||
       parsed.output.key !== place.key ||
-      lines.length !== 4 ||
-      lines[3] !== ""
+      lines.length !== 5 ||
+      lines[4] !== ""
     ) {
       return ignored(cache, "it is malformed");
     }
@@ -184,6 +196,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
       protocolVersion: header.protocolVersion,
       initializeResult,
       toolsListResult,
+      catalog: { text: catalog, digest: header.catalogDigest },
     };
   } catch (error) {
     return ignored(cache, `it could not be read (${errorCode(error) ?? "unexpected error"})`);
@@ -205,8 +218,9 @@ export async function writeStartupSnapshot(
       entryDigest,
       protocolVersion,
       digest,
+      catalogDigest: snapshot.catalog.digest,
     };
-    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n`;
+    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n${snapshot.catalog.text}\n`;
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
@@ -225,6 +239,7 @@ const headerSchema = v.object({
   entryDigest: v.nullable(v.string()),
   protocolVersion: v.string(),
   digest: v.string(),
+  catalogDigest: v.string(),
 });
 type SnapshotHeader = v.InferOutput<typeof headerSchema>;
 
@@ -236,4 +251,10 @@ function answersDigest(initializeResult: string, toolsListResult: string): strin
 function ignored(cache: CatalogCacheOptions, reason: string): null {
   cache.log?.(`startup snapshot: ignored, ${reason}`);
   return null;
+}
+
+/** A catalog as the snapshot records it: its JSON text and that text's sha256. */
+export function recordCatalog(catalog: Catalog): RecordedCatalog {
+  const text = JSON.stringify(catalog);
+  return { text, digest: createHash("sha256").update(text).digest("hex") };
 }

@@ -345,7 +345,10 @@ describe("a changed conda is never served a stale catalog", () => {
         found: { ...found, proven: { stamp, entryDigest: again } },
       });
       expect(hit.installation.source).toBe("cache");
+      expect(hit.cache?.proven).toBe(true);
       expect(hit.tree).toEqual(checked.tree);
+      // A hit on any other text is not the snapshot's entry.
+      expect((await conda.discover({ found })).cache?.proven).toBe(false);
       expect(await conda.runs()).toBe(2);
     }),
     TEST_TIMEOUT,

@@ -11,12 +11,23 @@ export async function snapshotFiles(cacheDir: string): Promise<string[]> {
   return names.filter((n) => n.endsWith(".snapshot.json")).map((n) => join(cacheDir, n));
 }
 
-/** The three lines of a snapshot file: header, initialize answer, tools/list answer. */
+/** The four lines of a snapshot file: header, initialize answer, tools/list answer, catalog. */
 export async function readSnapshot(
   file: string,
-): Promise<{ header: Record<string, unknown>; init: string; list: string }> {
-  const [header = "", init = "", list = ""] = (await readFile(file, "utf8")).split("\n");
-  return { header: JSON.parse(header), init, list };
+): Promise<{ header: Record<string, unknown>; init: string; list: string; catalog: string }> {
+  const [header = "", init = "", list = "", catalog = ""] = (await readFile(file, "utf8")).split(
+    "\n",
+  );
+  return { header: JSON.parse(header), init, list, catalog };
+}
+
+/** Writes a snapshot file's four lines back. */
+export async function writeSnapshot(
+  file: string,
+  parts: { header: Record<string, unknown>; init: string; list: string; catalog: string },
+): Promise<void> {
+  const { header, init, list, catalog } = parts;
+  await writeFile(file, `${JSON.stringify(header)}\n${init}\n${list}\n${catalog}\n`);
 }
 
 /**
@@ -26,12 +37,12 @@ export async function readSnapshot(
 export async function markSnapshots(cacheDir: string): Promise<number> {
   const files = await snapshotFiles(cacheDir);
   for (const file of files) {
-    const { header, init, list } = await readSnapshot(file);
-    const answer = JSON.parse(list);
+    const snapshot = await readSnapshot(file);
+    const answer = JSON.parse(snapshot.list);
     answer.tools[0].description += SNAPSHOT_MARK;
-    const marked = JSON.stringify(answer);
-    header.digest = createHash("sha256").update(`${init}\n${marked}`).digest("hex");
-    await writeFile(file, `${JSON.stringify(header)}\n${init}\n${marked}\n`);
+    const list = JSON.stringify(answer);
+    const digest = createHash("sha256").update(`${snapshot.init}\n${list}`).digest("hex");
+    await writeSnapshot(file, { ...snapshot, header: { ...snapshot.header, digest }, list });
   }
   return files.length;
 }

@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import { isMarked, markSnapshots, readSnapshot, snapshotFiles } from "../support/snapshot-files.ts";
+import {
+  isMarked,
+  markSnapshots,
+  readSnapshot,
+  snapshotFiles,
+  writeSnapshot,
+} from "../support/snapshot-files.ts";
 import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
 import { serverCommand } from "../support/start-server.ts";
 
@@ -241,23 +247,65 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       expect(corrupt.list).toEqual(first.list);
       expect(corrupt.stderr).toContain("startup snapshot: ignored, its header is not valid JSON");
       const rewritten = (await readSnapshot(file)).header;
-      expect(rewritten.format).toBe(3);
+      expect(rewritten.format).toBe(4);
       // It names the catalog entry it was recorded from by the digest of that entry's text.
       const entries = (await readdir(cacheDir)).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
       expect(entries).toHaveLength(1);
       const entry = await readFile(join(cacheDir, entries[0] as string), "utf8");
       expect(rewritten.entryDigest).toBe(createHash("sha256").update(entry).digest("hex"));
 
-      const { header, init, list } = await readSnapshot(file);
-      await writeFile(
-        file,
-        `${JSON.stringify(header)}\n${init}\n${list.replace("conda", "CONDA")}\n`,
-      );
+      const snapshot = await readSnapshot(file);
+      await writeSnapshot(file, { ...snapshot, list: snapshot.list.replace("conda", "CONDA") });
       const altered = await session();
       expect(altered.list).toEqual(first.list);
       expect(altered.stderr).toContain(
         "startup snapshot: ignored, its answers do not match their digest",
       );
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "the snapshot records the catalog it was built from; a warm start takes it only while it matches its digest",
+    async () => {
+      await session();
+      const [file] = (await snapshotFiles(cacheDir)) as [string];
+      const snapshot = await readSnapshot(file);
+      const digestOf = (text: string) => createHash("sha256").update(text).digest("hex");
+      expect(snapshot.header.catalogDigest).toBe(digestOf(snapshot.catalog));
+      const recorded = JSON.parse(snapshot.catalog) as { commands: { summary: string }[] };
+      /** The first command's summary as conda://capabilities of a warm start shows it. */
+      const servedSummary = async () => {
+        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+        try {
+          await handshake(server);
+          const uri = "conda://capabilities";
+          await server.write(
+            `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri } })}\n`,
+          );
+          const read = await server.waitFor("capabilities", (m) => m.id === 2);
+          expect(await server.close()).toBe(0);
+          const { contents } = read.result as { contents: { text: string }[] };
+          const capabilities = JSON.parse(contents[0]?.text as string);
+          expect(capabilities.handshake_source).toBe("snapshot");
+          return capabilities.catalog.commands[0].summary as string;
+        } finally {
+          await server.close().catch(() => {});
+        }
+      };
+      const original = recorded.commands[0]?.summary as string;
+      expect(await servedSummary()).toBe(original);
+      // Altered with its digest: taken as recorded, which proves the recorded catalog is used.
+      const altered = JSON.stringify({
+        ...recorded,
+        commands: [{ ...recorded.commands[0], summary: "altered" }, ...recorded.commands.slice(1)],
+      });
+      const header = { ...snapshot.header, catalogDigest: digestOf(altered) };
+      await writeSnapshot(file, { ...snapshot, header, catalog: altered });
+      expect(await servedSummary()).toBe("altered");
+      // Altered without: the catalog is built again from the entry.
+      await writeSnapshot(file, { ...snapshot, catalog: altered });
+      expect(await servedSummary()).toBe(original);
     },
     TEST_TIMEOUT,
   );
