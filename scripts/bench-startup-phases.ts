@@ -39,32 +39,30 @@ void `{"jsonrpc":"2.0","id":1,"result":${snapshot.toolsListResult}}\n`;
 mark("snapshot path: compose the tools/list answer line");
 
 // What loads after the handshake, in run.ts's order: conda-mcp's own modules, discovery from
-// the catalog entry the snapshot proved, the catalog and the server's deps (calls that waited
-// start here), then the MCP SDK.
+// the catalog entry the snapshot proved and the catalog it recorded, the server's deps (calls
+// that waited start here), then the MCP SDK.
 await import("valibot");
 await import("@valibot/to-json-schema");
 mark("after the handshake: import valibot and @valibot/to-json-schema");
-const { discover } = await import("../src/discover/discover.ts");
-const { userCacheDir } = await import("../src/discover/user-cache-dir.ts");
-const { buildCatalog } = await import("../src/catalog/build-catalog.ts");
+const { discoverCatalog } = await import("../src/discover-catalog.ts");
 const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
 const { prepareServer } = await import("../src/server/prepare-server.ts");
 mark("after the handshake: import conda-mcp's own modules");
 
-const discovery = await discover({
-  explicitPath: config.condaPath,
-  env: config.env,
-  platform: config.platform,
-  timeoutMs: config.introspectionTimeoutMs,
-  home: config.home,
-  cacheDir: userCacheDir({ env: config.env, platform: config.platform, home: config.home }),
-  found: { ...place.found, proven: { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest } },
-});
-mark(`after the handshake: discover (${discovery.installation.source}, proven by the snapshot)`);
-const catalog = buildCatalog(discovery.tree, {
-  preParser: discovery.preParser,
-});
-mark("after the handshake: buildCatalog");
+const found = {
+  ...place.found,
+  proven: { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest },
+};
+const { discovery, catalog } = await discoverCatalog(
+  config,
+  () => {},
+  found,
+  undefined,
+  snapshot.catalog,
+);
+mark(
+  `after the handshake: discover (${discovery.installation.source}) and the catalog, from what the snapshot proved`,
+);
 await import("@modelcontextprotocol/sdk/server/index.js");
 await import("@modelcontextprotocol/sdk/types.js");
 const { serve } = await import("../src/server/serve.ts");
