@@ -41,7 +41,7 @@ export function startWaitingCalls(
       return [];
     }
   });
-  const cancelled = new Set(messages.map(cancelledRequestId));
+  const cancelled = new Set(messages.map(cancelledRequestId).filter((id) => id !== null));
   const calls = messages.map(plainToolsCall).filter((call) => call !== null);
   const uses = new Map<RequestId, number>();
   for (const call of calls) uses.set(call.id, (uses.get(call.id) ?? 0) + 1);

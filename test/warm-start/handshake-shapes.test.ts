@@ -34,6 +34,23 @@ const plainParams = (capabilities: Record<string, unknown>) => ({
   clientInfo: { name: "client", version: "1.0.0" },
 });
 
+// Any JSON value, or none.
+const anything = fc.oneof(
+  fc.constant(undefined),
+  fc.boolean(),
+  fc.integer(),
+  fc.double(),
+  fc.string(),
+  fc.constant(null),
+  fc.constant([]),
+  fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+);
+const rarely = (arb: fc.Arbitrary<unknown>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
+// Mostly well-formed values, so that plenty of messages are plain, sometimes anything.
+const mostly = (good: fc.Arbitrary<unknown>) =>
+  fc.oneof({ arbitrary: good, weight: 9 }, { arbitrary: anything, weight: 1 });
+
 describe("handshake messages answered before the SDK is loaded", () => {
   test("the initialize requests of real clients are plain", () => {
     for (const capabilities of CLIENT_CAPABILITIES) {
@@ -79,22 +96,7 @@ describe("handshake messages answered before the SDK is loaded", () => {
   // The early answers are only right if the SDK would have accepted the same message: whatever
   // the predicates call plain must pass the server's message check and the SDK's own schema.
   test("every message called plain is one the SDK accepts (property)", () => {
-    const anything = fc.oneof(
-      fc.constant(undefined),
-      fc.boolean(),
-      fc.integer(),
-      fc.double(),
-      fc.string(),
-      fc.constant(null),
-      fc.constant([]),
-      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
-    );
     const maybe = (arb: fc.Arbitrary<unknown>) => fc.option(arb, { nil: undefined });
-    const rarely = (arb: fc.Arbitrary<unknown>) =>
-      fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
-    // Mostly well-formed values, so that plenty of messages are plain, sometimes anything.
-    const mostly = (good: fc.Arbitrary<unknown>) =>
-      fc.oneof({ arbitrary: good, weight: 9 }, { arbitrary: anything, weight: 1 });
     const objectish = mostly(
       fc.oneof(fc.constant({}), fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 2 })),
     );
@@ -186,20 +188,6 @@ describe("handshake messages answered before the SDK is loaded", () => {
 
   // A call started before the SDK is loaded must be one the SDK then hands to the handler.
   test("every tools/call called plain is one the SDK accepts, with the same name and arguments (property)", () => {
-    const anything = fc.oneof(
-      fc.constant(undefined),
-      fc.boolean(),
-      fc.integer(),
-      fc.double(),
-      fc.string(),
-      fc.constant(null),
-      fc.constant([]),
-      fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
-    );
-    const rarely = (arb: fc.Arbitrary<unknown>) =>
-      fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: arb, weight: 1 });
-    const mostly = (good: fc.Arbitrary<unknown>) =>
-      fc.oneof({ arbitrary: good, weight: 9 }, { arbitrary: anything, weight: 1 });
     const meta = fc.record(
       {
         progressToken: mostly(fc.oneof(fc.integer(), fc.string())),
