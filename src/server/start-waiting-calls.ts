@@ -1,4 +1,5 @@
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { isJsonObject } from "../is-json-object.ts";
 import type { InputLine } from "../stdio/line-reader.ts";
 import {
   cancelledRequestId,
@@ -23,11 +24,13 @@ type Call = ReturnType<typeof createCallTool>;
 
 /**
  * Starts the `tools/call` requests among `lines` (read, not yet served) while the MCP SDK is
- * still loading, each exactly as the server runs a call (the same validation, policy and
+ * still loading, each exactly as the server runs a call (the same validation, policy and FIFO
  * queue): after a warm start conda is then already running when the SDK's handler claims the
- * run. Only plain calls of listed tools are started, each id once, none whose cancellation is
- * already waiting; the SDK gets every line as before. Shutting the server down ends any run.
- * Null when no call was started.
+ * run. Calls start in their order up to the first one that cannot start early (not plain, or
+ * its id not unique among the waiting requests), so none overtakes a call the SDK queues later;
+ * a plain call of no listed tool never enters the queue and one whose cancellation waits too
+ * never runs, so both are passed over. The SDK gets every line as before. Shutting the server
+ * down ends any run. Null when no call was started.
  */
 export function startWaitingCalls(
   deps: ServerDeps,
@@ -42,15 +45,17 @@ export function startWaitingCalls(
     }
   });
   const cancelled = new Set(messages.map(cancelledRequestId).filter((id) => id !== null));
-  const calls = messages.map(plainToolsCall).filter((call) => call !== null);
-  const uses = new Map<RequestId, number>();
-  for (const call of calls) uses.set(call.id, (uses.get(call.id) ?? 0) + 1);
+  const uses = new Map<unknown, number>();
+  for (const id of messages.map(requestIdOf)) uses.set(id, (uses.get(id) ?? 0) + 1);
   const byName = new Map(deps.entries.map((e) => [e.name, e]));
   const callTool = createCallTool(deps);
   const started = new Map<RequestId, EarlyRun>();
-  for (const call of calls) {
+  for (const message of messages) {
+    if (!isJsonObject(message) || message.method !== "tools/call") continue;
+    const call = plainToolsCall(message);
+    if (call === null || uses.get(call.id) !== 1) break;
     const entry = byName.get(call.name);
-    if (!entry || uses.get(call.id) !== 1 || cancelled.has(call.id)) continue;
+    if (!entry || cancelled.has(call.id)) continue;
     started.set(call.id, startEarly(callTool, entry, call));
   }
   if (started.size === 0) return null;
@@ -62,6 +67,11 @@ export function startWaitingCalls(
       return run.adopt(context);
     },
   };
+}
+
+/** The id of a request (a message with a method and an id), else undefined. */
+function requestIdOf(message: unknown): unknown {
+  return isJsonObject(message) && "method" in message ? message.id : undefined;
 }
 
 interface EarlyRun {

@@ -10,8 +10,10 @@ import { type PreparedServer, prepareServer } from "../../src/server/prepare-ser
 import { startWaitingCalls } from "../../src/server/start-waiting-calls.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { withDeadline } from "../support/start-server.ts";
+import { alive, pidsIn, waitFor } from "../support/watch-processes.ts";
 
 let fixture: FixtureConda;
+let prepare: () => PreparedServer;
 let prepared: PreparedServer;
 const executions: ExecutionEvent[] = [];
 
@@ -22,10 +24,19 @@ beforeAll(async () => {
     { env: fixture.env, platform: process.platform, home: fixture.home, cwd: fixture.root },
   );
   const { discovery, catalog } = await discoverCatalog(config, () => {});
-  prepared = prepareServer(
-    { config, conda: discovery, catalog, version: "0", log: () => {}, handshakeSource: "snapshot" },
-    { onExecution: (event) => executions.push(event) },
-  );
+  prepare = () =>
+    prepareServer(
+      {
+        config,
+        conda: discovery,
+        catalog,
+        version: "0",
+        log: () => {},
+        handshakeSource: "snapshot",
+      },
+      { onExecution: (event) => executions.push(event) },
+    );
+  prepared = prepare();
 });
 
 afterAll(async () => {
@@ -97,25 +108,62 @@ describe("calls that waited behind a warm start", () => {
 
   test("nothing starts for what only the SDK should answer", async () => {
     const before = executions.length;
+    const cancel = (id: unknown) =>
+      line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
     const unusual = [
-      call(1, "conda_nope", {}),
-      call(2, "conda_info", {}, { task: { ttl: 1000 } }),
-      call(3, "conda_info", {}, { _meta: { progressToken: 1.5 } }),
-      call(4, "conda_info", ["json"]),
-      call(5, "conda_info", {}, { _meta: { progressToken: 1, other: true } }),
-      line({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: 6 } }),
-      line({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "conda_info" }, x: 1 }),
-      // The same id twice, and a call whose cancellation already waits behind it.
-      call(8, "conda_info", {}),
-      call(8, "conda_info", {}),
-      call(9, "conda_info", {}),
-      line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } }),
-      { text: "{ not json" },
-      { oversized: true as const },
+      [call(1, "conda_nope", {})],
+      [call(2, "conda_info", {}, { task: { ttl: 1000 } })],
+      [call(3, "conda_info", {}, { _meta: { progressToken: 1.5 } })],
+      [call(4, "conda_info", ["json"])],
+      [call(5, "conda_info", {}, { _meta: { progressToken: 1, other: true } })],
+      [line({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: 6 } })],
+      [line({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "conda_info" }, x: 1 })],
+      // The same id twice, or shared with another request, and a call whose cancellation waits.
+      [call(8, "conda_info", {}), call(8, "conda_info", {})],
+      [line({ jsonrpc: "2.0", id: 9, method: "ping" }), call(9, "conda_info", {})],
+      [call(10, "conda_info", {}), cancel(10)],
+      [{ text: "{ not json" }, { oversized: true as const }],
     ];
-    expect(startWaitingCalls(prepared.deps, unusual)).toBeNull();
+    for (const lines of unusual) expect(startWaitingCalls(prepared.deps, lines)).toBeNull();
     await Bun.sleep(200);
     expect(executions.length).toBe(before);
+  });
+
+  test("a call that cannot start early holds back every call behind it, so none overtakes it", async () => {
+    const held = [call(1, "conda_info", {}, { task: { ttl: 1 } }), call(2, "conda_info", {})];
+    expect(startWaitingCalls(prepared.deps, held)).toBeNull();
+    // A call of no listed tool never enters the queue, a cancelled one never runs: passed over.
+    const cancel = line({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 4 },
+    });
+    const passed = [
+      call(3, "conda_nope", {}),
+      call(4, "conda_info", {}),
+      cancel,
+      call(5, "conda_info", {}),
+    ];
+    const waiting = startWaitingCalls(prepared.deps, passed);
+    const context = handlerContext();
+    expect(waiting?.claim(3, "conda_nope", context)).toBeNull();
+    expect(waiting?.claim(4, "conda_info", context)).toBeNull();
+    const result = (await waiting?.claim(5, "conda_info", context)) as CallToolResult;
+    expect(structured(result).exit_code).toBe(0);
+  });
+
+  test("a claim whose request is already cancelled ends the run", async () => {
+    const script = "exec sleep 30";
+    const args = { no_capture_output: true, executable_call: ["sh", "-c", script] };
+    const waiting = startWaitingCalls(prepared.deps, [call("c", "conda_run", args)]);
+    const context = handlerContext();
+    context.abort();
+    const result = (await withDeadline(
+      waiting?.claim("c", "conda_run", context) as Promise<CallToolResult>,
+      20_000,
+      "the cancelled run",
+    )) as CallToolResult;
+    expect(structured(result).cancelled).toBe(true);
   });
 
   test("progress waits for the claim, and the claiming request's cancellation kills the run", async () => {
@@ -147,5 +195,21 @@ describe("calls that waited behind a warm start", () => {
     context.abort();
     const ended = await withDeadline(result, 20_000, "the cancelled run");
     expect(structured(ended).cancelled).toBe(true);
+  });
+
+  test("a run nobody claims ends with the server: its process tree is gone", async () => {
+    const own = prepare();
+    const pidFile = join(fixture.root, "unclaimed.pid");
+    const args = {
+      no_capture_output: true,
+      executable_call: ["sh", "-c", `echo $$ > '${pidFile}'; exec sleep 30`],
+    };
+    expect(startWaitingCalls(own.deps, [call("u", "conda_run", args)])).not.toBeNull();
+    await waitFor(() => pidsIn(pidFile).length === 1, 20_000, "the unclaimed run's start");
+    const [pid] = pidsIn(pidFile) as [number];
+    expect(alive(pid)).toBe(true);
+    own.shutdown.abort();
+    await withDeadline(own.settled(), 20_000, "the shutdown");
+    await waitFor(() => !alive(pid), 10_000, "the unclaimed run's process gone");
   });
 });

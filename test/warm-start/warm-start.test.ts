@@ -347,7 +347,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   );
 
   test(
-    "calls written with the handshake start while the full server loads, answered as a cold server answers them",
+    "calls written with the handshake are answered as a cold server answers them (they start before the SDK loads: see start-waiting-calls.test.ts)",
     async () => {
       const args = ["--allow-exec", "--progress-interval", "0.1"];
       const marker = join(fixture.root, "waiting-calls.log");
@@ -417,6 +417,49 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       // Refusals are the same text whoever ran them.
       for (const id of [3, 4])
         expect(warm.answers.get(id)).toEqual(cold.answers.get(id) as Message);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "calls written with the handshake run in the order they came, cold and warm",
+    async () => {
+      const args = ["--allow-exec"];
+      const log = join(fixture.root, "call-order.log");
+      const run = (id: number, script: string, meta: object) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "conda_run",
+          arguments: { no_capture_output: true, executable_call: ["sh", "-c", script] },
+          _meta: meta,
+        },
+      });
+      // The first is one only the SDK takes (an unknown _meta key); the second could start early.
+      const requests = [
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        run(2, `echo A >> '${log}'; sleep 0.3; echo A-done >> '${log}'`, {
+          progressToken: 1,
+          x: 1,
+        }),
+        run(3, `echo B >> '${log}'`, {}),
+      ];
+      const text = `${initializeLine(0)}${requests.map((m) => `${JSON.stringify(m)}\n`).join("")}`;
+      for (const cache of [false, true]) {
+        if (cache) await session({ args });
+        await rm(log, { force: true });
+        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, args, cache });
+        try {
+          await server.write(text);
+          for (const id of [2, 3]) await server.waitFor(`answer ${id}`, (m) => m.id === id);
+          expect(await server.close()).toBe(0);
+          expect(await readFile(log, "utf8")).toBe("A\nA-done\nB\n");
+        } finally {
+          await server.close().catch(() => {});
+        }
+      }
     },
     TEST_TIMEOUT,
   );
