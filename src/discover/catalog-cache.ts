@@ -43,6 +43,8 @@ export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;
 
 const FORMAT = 1;
 const INTROSPECT_DIGEST = sha256(INTROSPECT_SOURCE);
+/** What makes an entry of this program's kind: its format and the introspection script's digest. */
+export const ENTRY_KIND = { format: FORMAT, introspectDigest: INTROSPECT_DIGEST } as const;
 // Variables that change which conda runs, with which Python and plugins, how it is configured,
 // or what paths its parser embeds: conda reads every CONDA_* name as a setting, CONDA_PREFIX
 // appears in help texts, PYTHON* variables move sys.path, the homes and XDG folders hold
@@ -75,8 +77,8 @@ export type CacheStamp = v.InferOutput<typeof cacheStampSchema>;
 /**
  * What a startup snapshot proves of the catalog entry it was recorded from, moments after it
  * was read: its stamp holds (not checked again), and, when known, the sha256 of the entry's
- * text, which this same version validated then (an entry with that digest is not validated
- * again).
+ * text, which this same program validated, or wrote from a validated payload, when it recorded
+ * the snapshot (an entry with that digest is not validated again).
  */
 export interface ProvenEntry {
   stamp: CacheStamp;
@@ -160,9 +162,11 @@ export async function readCatalogCache(
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
     const digest = sha256(read);
-    // The very text this version validated before recording its snapshot needs no schema again.
-    const named = proven?.entryDigest === digest;
-    const entry = named ? (JSON.parse(read) as Entry) : validEntry(options, read);
+    // The very text this version validated (or wrote) before recording its snapshot needs no
+    // schema again, once it is of this format and introspection script.
+    const trusted = proven?.entryDigest === digest ? (JSON.parse(read) as Entry) : null;
+    const named = trusted?.format === FORMAT && trusted.introspectDigest === INTROSPECT_DIGEST;
+    const entry = named ? trusted : validEntry(options, read);
     if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);

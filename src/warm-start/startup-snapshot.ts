@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
 import * as v from "valibot";
@@ -10,6 +11,7 @@ import {
   type CatalogCacheOptions,
   cacheStampSchema,
   catalogCacheKey,
+  ENTRY_KIND,
   stampProblem,
 } from "../discover/catalog-cache.ts";
 import type { FoundConda } from "../discover/discover.ts";
@@ -59,9 +61,10 @@ const FORMAT = 4;
 const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
 /**
- * The name of the snapshot for one catalog cache entry, one conda-mcp version and one set of
- * startup options: a sha256 of those and of the credential values that redaction removes from
- * the tool descriptions (so they change the listing), never stored themselves.
+ * The name of the snapshot for one catalog cache entry, one conda-mcp program (its version, the
+ * identity of the executable running it, the cache entries' kind) and one set of startup
+ * options: a sha256 of those and of the credential values that redaction removes from the tool
+ * descriptions (so they change the listing), never stored themselves.
  */
 export function snapshotKey(catalogKey: string, config: Config, version: string): string {
   // The settings, not how they were spelled (serveArgs) nor setup's own.
@@ -80,6 +83,9 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
       JSON.stringify({
         format: FORMAT,
         version,
+        // A rebuilt or reinstalled binary of the same version records its own snapshot.
+        program: programIdentity(),
+        entryKind: ENTRY_KIND,
         catalogKey,
         options,
         redacted: credentialValues(config.env),
@@ -224,6 +230,16 @@ export async function writeStartupSnapshot(
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
+  }
+}
+
+/** The size and mtime of the executable running this program (a bun binary or conda-mcp's). */
+function programIdentity(): string | null {
+  try {
+    const info = statSync(process.execPath, { throwIfNoEntry: false });
+    return info ? `${info.size}:${info.mtimeMs}` : null;
+  } catch {
+    return null;
   }
 }
 

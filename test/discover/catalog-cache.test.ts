@@ -319,7 +319,7 @@ describe("a changed conda is never served a stale catalog", () => {
   );
 
   test(
-    "only the very text a snapshot's digest names skips the entry's schema; changed text is checked",
+    "only the very text a snapshot's digest names skips the entry's schema (not its kind); changed text is checked",
     withConda({}, async (conda) => {
       const cold = await conda.discover();
       const { key, stamp, written } = cacheOf(cold);
@@ -349,7 +349,22 @@ describe("a changed conda is never served a stale catalog", () => {
       expect(hit.tree).toEqual(checked.tree);
       // A hit on any other text is not the snapshot's entry.
       expect((await conda.discover({ found })).cache?.proven).toBe(false);
-      expect(await conda.runs()).toBe(2);
+      // The named text skips the schema (a field it would refuse passes), but not the entry's
+      // kind: another introspection script's entry is refused even when named.
+      const named = async (text: string) => {
+        await writeFile(file, text);
+        const entryDigest = new Bun.CryptoHasher("sha256").update(text).digest("hex");
+        return conda.discover({ found: { ...found, proven: { stamp, entryDigest } } });
+      };
+      const unchecked = await named(rewritten.replace('"pythonSource":"', '"pythonSource":"x'));
+      expect(unchecked.installation.source).toBe("cache");
+      const foreign = rewritten.replace(/"introspectDigest":"[0-9a-f]+"/, '"introspectDigest":"0"');
+      expect(foreign).not.toBe(rewritten);
+      expect((await named(foreign)).installation.source).toBe("introspection");
+      expect(conda.logs).toContain(
+        "catalog cache: entry ignored, it was made by another introspection script",
+      );
+      expect(await conda.runs()).toBe(3);
     }),
     TEST_TIMEOUT,
   );
