@@ -39,8 +39,9 @@ void `{"jsonrpc":"2.0","id":1,"result":${snapshot.toolsListResult}}\n`;
 mark("snapshot path: compose the tools/list answer line");
 
 // What loads after the handshake, in run.ts's order: conda-mcp's own modules, discovery from
-// the catalog entry the snapshot proved and the catalog it recorded, the server's deps (calls
-// that waited start here), then the MCP SDK.
+// the catalog entry the snapshot proved and the catalog it recorded (calls that waited start
+// once the server's deps are prepared from them), then the MCP SDK. The probe prepares the
+// deps inside its last phase.
 await import("valibot");
 await import("@valibot/to-json-schema");
 mark("after the handshake: import valibot and @valibot/to-json-schema");

@@ -110,7 +110,7 @@ export async function createCondaMcpServer(
       prepared.shutdown.abort();
       await prepared.settled();
       await server.close().catch(() => {});
-      await discovery.cache?.written;
+      await discovery.cache?.stored;
     },
   };
 }

@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto";
 import { buildCatalog } from "./catalog/build-catalog.ts";
 import type { Catalog } from "./catalog/catalog-types.ts";
 import { credentialValues } from "./catalog/credential-values.ts";
 import type { Config } from "./config.ts";
 import { type Discovery, discover, type FoundConda } from "./discover/discover.ts";
 import { userCacheDir } from "./discover/user-cache-dir.ts";
-import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
+import { type RecordedCatalog, recordedCatalog } from "./warm-start/startup-snapshot.ts";
 
 /**
  * Discovers the configured conda (from the catalog cache when it still holds) and builds its
@@ -34,15 +33,12 @@ export async function discoverCatalog(
       : null,
     log,
   });
-  const intact =
-    recorded !== null &&
-    discovery.cache?.proven === true &&
-    createHash("sha256").update(recorded.text).digest("hex") === recorded.digest;
-  const catalog = intact
-    ? (JSON.parse(recorded.text) as Catalog)
-    : buildCatalog(discovery.tree, {
-        secretValues: credentialValues(config.env),
-        preParser: discovery.preParser,
-      });
+  const reused = recorded && discovery.cache?.proven ? recordedCatalog(recorded) : null;
+  const catalog =
+    reused ??
+    buildCatalog(discovery.tree, {
+      secretValues: credentialValues(config.env),
+      preParser: discovery.preParser,
+    });
   return { discovery, catalog };
 }

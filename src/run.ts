@@ -46,7 +46,7 @@ export async function run(input: RunInput): Promise<void> {
   if (config.mode === "catalog") {
     const discovered = await discovering;
     await printCatalog(config, discovered);
-    await discovered.discovery.cache?.written;
+    await discovered.discovery.cache?.stored;
     return;
   }
   // While conda's Python introspects, the server's modules load (the MCP SDK builds its zod
@@ -67,17 +67,23 @@ export async function run(input: RunInput): Promise<void> {
   process.once("SIGTERM", () => stop.abort());
   process.once("SIGINT", () => stop.abort());
   const { prepared, waiting } = prepareAndStartWaiting(input, discovery, catalog);
-  // Their way to conda's spawn is all microtasks: let it run before the import blocks the thread.
-  if (waiting) await new Promise((resolve) => setImmediate(resolve));
-  const { serve } = serveModule ?? (await import("./server/serve.ts"));
-  // A server that answers the handshake itself (no snapshot, or one recorded for another
-  // protocol version) records it for the next start.
-  const recorder =
-    config.http === null && !input.handover?.answeredInitialize
-      ? createSnapshotRecorder({ ...input, discovery, catalog })
-      : null;
-  await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
-  await discovery.cache?.written;
+  try {
+    // Their way to conda's spawn is all microtasks: let it run before the import blocks.
+    if (waiting) await new Promise((resolve) => setImmediate(resolve));
+    const { serve } = serveModule ?? (await import("./server/serve.ts"));
+    // A server that answers the handshake itself (no snapshot, or one recorded for another
+    // protocol version) records it for the next start.
+    const recorder =
+      config.http === null && !input.handover?.answeredInitialize
+        ? createSnapshotRecorder({ ...input, discovery, catalog })
+        : null;
+    await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
+  } finally {
+    // However serving ended, no call outlives it: every process tree is gone first.
+    prepared.shutdown.abort();
+    await prepared.settled();
+  }
+  await discovery.cache?.stored;
 }
 
 /** The server's deps, and the calls that waited in stdin behind a warm start, started. */

@@ -20,7 +20,7 @@ const CONDA_DIST_INFO = /^conda-([^-]+)\.dist-info$/;
  * A sha256 hex digest of what decides conda's command tree: conda's version, the conda plugin
  * distributions with their versions and entry points, and the real path, size and mtime of
  * the executable and the interpreter. No Python runs: a few stats, readdirs and small reads
- * (synchronous, see scanCondaEntryPoints), cheap enough to recompute after every conda call.
+ * (synchronous, see scanCondaEntryPoints); after each conda call, see watchFingerprint.
  */
 export function computeFingerprint(input: FingerprintInput): string {
   const material = JSON.stringify({
@@ -41,7 +41,8 @@ const SETTLED_MS = 2000;
  * say that something it reads may have changed, otherwise the last value holds. The stats: the
  * mtime of each site folder, which moves whenever a distribution's folder is added, removed or
  * renamed in it (the rule importlib's own path finder caches by), and the identities of the
- * executable and the interpreter.
+ * executable and the interpreter. Installers replace folders; a metadata file edited in place
+ * inside one is seen at the next start.
  */
 export function watchFingerprint(input: FingerprintInput): () => string {
   let last: { probe: string; fingerprint: string } | null = null;

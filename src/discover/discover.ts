@@ -52,15 +52,15 @@ export interface Discovery extends DiscoveredConda {
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
   /**
-   * The cache entry's key, the stamp that proves it current, the sha256 of the entry's text
-   * once it is stored (a fresh entry is written off the start-up's path; null when it could not
-   * be; never rejects), and whether it is the very entry the startup snapshot named (`proven`);
-   * null with `--no-cache`.
+   * The cache entry's key, the stamp that proves it current, the sha256 of the entry's text as
+   * stored (the text read, or a fresh entry's once written off the start-up's path; null when
+   * it could not be; never rejects), and whether it is the very entry the startup snapshot
+   * named (`proven`); null with `--no-cache`.
    */
   cache: {
     key: string;
     stamp: CacheStamp;
-    written: Promise<string | null>;
+    stored: Promise<string | null>;
     proven: boolean;
   } | null;
 }
@@ -72,7 +72,7 @@ export interface Discovery extends DiscoveredConda {
  */
 export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const env = { ...options.env };
-  const { platform, timeoutMs } = options;
+  const { platform } = options;
   const which = options.which ? { which: options.which } : {};
   const executable =
     options.found?.executable ??
@@ -96,12 +96,35 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       return discovered(executable, restored, "cache", 0, {
         key,
         stamp,
-        written: Promise.resolve(digest),
+        stored: Promise.resolve(digest),
         proven,
       });
     }
   }
 
+  const { fresh, pythonMs } = await introspectFresh(executable, options, env);
+  if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
+  const stamp = cacheStamp(cache, fresh);
+  // A macrotask later: even the entry's JSON text is made after the start-up's own work.
+  const stored = new Promise((resolve) => setImmediate(resolve)).then(() =>
+    writeCatalogCache(cache, key, fresh, stamp),
+  );
+  return discovered(executable, fresh, "introspection", pythonMs, {
+    key,
+    stamp,
+    stored,
+    proven: false,
+  });
+}
+
+/** What conda's own Python says about it now, and how long that took. */
+async function introspectFresh(
+  executable: string,
+  options: DiscoverOptions,
+  env: Record<string, string | undefined>,
+): Promise<{ fresh: CachedDiscovery; pythonMs: number }> {
+  const { platform, timeoutMs } = options;
+  const which = options.which ? { which: options.which } : {};
   const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
   const started = performance.now();
   const introspection = await introspect(resolved.python, {
@@ -123,18 +146,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       condaVersion: introspection.conda_version,
     }),
   };
-  if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
-  const stamp = cacheStamp(cache, fresh);
-  // A macrotask later: even the entry's JSON text is made after the start-up's own work.
-  const written = new Promise((resolve) => setImmediate(resolve)).then(() =>
-    writeCatalogCache(cache, key, fresh, stamp),
-  );
-  return discovered(executable, fresh, "introspection", pythonMs, {
-    key,
-    stamp,
-    written,
-    proven: false,
-  });
+  return { fresh, pythonMs };
 }
 
 /** The tree and installation of a discovery, fresh or restored from the cache. */

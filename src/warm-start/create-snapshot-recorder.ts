@@ -34,7 +34,7 @@ export function createSnapshotRecorder(input: {
   if (place === null) return null;
   let written: Promise<void> = Promise.resolve();
   const observer = recordHandshake((handshake) => {
-    written = cache.written.then((entryDigest) =>
+    written = cache.stored.then((entryDigest) =>
       writeStartupSnapshot(place, {
         stamp: cache.stamp,
         entryDigest,

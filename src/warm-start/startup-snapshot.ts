@@ -78,20 +78,18 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
     print: _print,
     ...options
   } = config;
-  return createHash("sha256")
-    .update(
-      JSON.stringify({
-        format: FORMAT,
-        version,
-        // A rebuilt or reinstalled binary of the same version records its own snapshot.
-        program: programIdentity(),
-        entryKind: ENTRY_KIND,
-        catalogKey,
-        options,
-        redacted: credentialValues(config.env),
-      }),
-    )
-    .digest("hex");
+  return sha256(
+    JSON.stringify({
+      format: FORMAT,
+      version,
+      // A rebuilt or reinstalled binary of the same version records its own snapshot.
+      program: programIdentity(),
+      entryKind: ENTRY_KIND,
+      catalogKey,
+      options,
+      redacted: credentialValues(config.env),
+    }),
+  );
 }
 
 /**
@@ -261,7 +259,7 @@ type SnapshotHeader = v.InferOutput<typeof headerSchema>;
 
 /** Proves the answer lines whole: JSON.stringify never writes a raw line break. */
 function answersDigest(initializeResult: string, toolsListResult: string): string {
-  return createHash("sha256").update(`${initializeResult}\n${toolsListResult}`).digest("hex");
+  return sha256(`${initializeResult}\n${toolsListResult}`);
 }
 
 function ignored(cache: CatalogCacheOptions, reason: string): null {
@@ -272,5 +270,14 @@ function ignored(cache: CatalogCacheOptions, reason: string): null {
 /** A catalog as the snapshot records it: its JSON text and that text's sha256. */
 export function recordCatalog(catalog: Catalog): RecordedCatalog {
   const text = JSON.stringify(catalog);
-  return { text, digest: createHash("sha256").update(text).digest("hex") };
+  return { text, digest: sha256(text) };
+}
+
+/** The recorded catalog while its text still has its recorded digest, else null. */
+export function recordedCatalog(recorded: RecordedCatalog): Catalog | null {
+  return sha256(recorded.text) === recorded.digest ? (JSON.parse(recorded.text) as Catalog) : null;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

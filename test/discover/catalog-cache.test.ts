@@ -87,7 +87,7 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
         log: (line) => logs.push(line),
         ...overrides,
       });
-      await discovery.cache?.written;
+      await discovery.cache?.stored;
       return discovery;
     },
     entries: async () => (await readdir(cacheDir).catch(() => [] as string[])).sort(),
@@ -322,13 +322,13 @@ describe("a changed conda is never served a stale catalog", () => {
     "only the very text a snapshot's digest names skips the entry's schema (not its kind); changed text is checked",
     withConda({}, async (conda) => {
       const cold = await conda.discover();
-      const { key, stamp, written } = cacheOf(cold);
+      const { key, stamp, stored } = cacheOf(cold);
       const file = join(conda.cacheDir, `${key}.json`);
       const text = await readFile(file, "utf8");
       // What the write reported and what a read reports are the digest of the text on disk.
       const digest = new Bun.CryptoHasher("sha256").update(text).digest("hex");
-      expect(await written).toBe(digest);
-      expect(await (await conda.discover()).cache?.written).toBe(digest);
+      expect(await stored).toBe(digest);
+      expect(await (await conda.discover()).cache?.stored).toBe(digest);
       const found = { executable: cold.installation.executable, catalogKey: key };
       const proven = { stamp, entryDigest: digest };
       // A field the schema refuses, as corruption would leave it: the digest no longer matches.
