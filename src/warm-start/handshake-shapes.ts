@@ -129,8 +129,9 @@ const CALL_PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
 const CALL_META_KEYS = new Set(["progressToken"]);
 
 /**
- * A `tools/call` request in its ordinary form (a string name, arguments that are an object or
- * absent, `_meta` holding at most a progress token, no `task`), or null for anything else.
+ * A `tools/call` request in its ordinary form (a string name, arguments that are an object
+ * without a `__proto__` key or absent, `_meta` holding at most a progress token, no `task`), or
+ * null for anything else.
  */
 export function plainToolsCall(message: unknown): PlainToolsCall | null {
   if (!isJsonObject(message) || !onlyKeys(message, REQUEST_KEYS)) return null;
@@ -139,6 +140,8 @@ export function plainToolsCall(message: unknown): PlainToolsCall | null {
   if (!isRequestId(id) || !isJsonObject(params) || !onlyKeys(params, CALL_PARAM_KEYS)) return null;
   const { name, arguments: args, _meta: meta } = params;
   if (typeof name !== "string" || !isOptional(args, isJsonObject)) return null;
+  // The SDK copies the arguments key by key into a new object, where a `__proto__` key is lost.
+  if (isJsonObject(args) && Object.hasOwn(args, "__proto__")) return null;
   if (!isOptional(meta, (m) => isJsonObject(m) && onlyKeys(m, CALL_META_KEYS))) return null;
   const progressToken = isJsonObject(meta) ? meta.progressToken : undefined;
   if (!isOptional(progressToken, isRequestId)) return null;

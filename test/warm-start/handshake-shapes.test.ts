@@ -186,6 +186,22 @@ describe("handshake messages answered before the SDK is loaded", () => {
     }
   });
 
+  test("a tools/call whose arguments hold a __proto__ key is left to the SDK, which drops that key", () => {
+    const line =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"__proto__":{"a":1},"b":2}}}';
+    const message: unknown = JSON.parse(line);
+    expect(plainToolsCall(message)).toBeNull();
+    const sdk = CallToolRequestSchema.safeParse(message);
+    expect(Object.hasOwn(sdk.data?.params.arguments ?? {}, "__proto__")).toBe(false);
+    const plain =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"b":{"__proto__":1}}}}';
+    // Deeper down the SDK keeps values as they are, so such a key is no obstacle there.
+    const nested = JSON.parse(plain);
+    expect(plainToolsCall(nested)?.arguments).toBe(nested.params.arguments);
+    const kept = CallToolRequestSchema.safeParse(nested).data?.params.arguments?.b;
+    expect(Object.hasOwn(kept as object, "__proto__")).toBe(true);
+  });
+
   // A call started before the SDK is loaded must be one the SDK then hands to the handler.
   test("every tools/call called plain is one the SDK accepts, with the same name and arguments (property)", () => {
     const meta = fc.record(
