@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { compareText } from "../compare-text.ts";
+import { sha256Hex } from "../sha256-hex.ts";
 
 /** MCP's tool name rule (SEP-986). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -11,7 +11,7 @@ function baseName(path: string[]): string {
   const joined = ["conda", ...path].join("_").replace(/[^A-Za-z0-9_-]/g, "_");
   if (joined.length <= MAX_LENGTH) return joined;
   // Keep names unique and stable when a plugin's path is very long: cut and add a short digest.
-  const digest = createHash("sha256").update(path.join(" ")).digest("hex").slice(0, 8);
+  const digest = sha256Hex(path.join(" ")).slice(0, 8);
   return `${joined.slice(0, MAX_LENGTH - 9)}_${digest}`;
 }
 

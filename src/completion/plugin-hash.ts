@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256-hex.ts";
 
 /**
  * conda-completion's `plugin_hash`: the first 16 hex digits of the SHA-256 of the entry-point
@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
  */
 export function pluginHash(entryPointNames: readonly string[]): string {
   const sorted = [...entryPointNames].sort(compareCodePoints);
-  return createHash("sha256").update(sorted.join("|"), "utf8").digest("hex").slice(0, 16);
+  return sha256Hex(sorted.join("|")).slice(0, 16);
 }
 
 // JavaScript's default sort compares UTF-16 code units, which orders characters above U+FFFF

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
@@ -9,6 +8,7 @@ import { errorCode } from "../error-code.ts";
 import { type IntrospectionResult, introspectionResultSchema } from "../introspection-payload.ts";
 import { isJsonObject } from "../is-json-object.ts";
 import { readHead } from "../read-head.ts";
+import { sha256Hex } from "../sha256-hex.ts";
 import { computeFingerprint, fingerprintInputSchema } from "./compute-fingerprint.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
 import { parseShebang } from "./parse-shebang.ts";
@@ -42,7 +42,7 @@ export interface CachedDiscovery {
 export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;
 
 const FORMAT = 1;
-const INTROSPECT_DIGEST = sha256(INTROSPECT_SOURCE);
+const INTROSPECT_DIGEST = sha256Hex(INTROSPECT_SOURCE);
 /** What makes an entry of this program's kind: its format and the introspection script's digest. */
 export const ENTRY_KIND = { format: FORMAT, introspectDigest: INTROSPECT_DIGEST } as const;
 // Variables that change which conda runs, with which Python and plugins, how it is configured,
@@ -133,7 +133,7 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
   variables.sort(([a, av], [b, bv]) => compareText(a, b) || compareText(av, bv));
   const head = readHead(executable, HEAD_BYTES);
   const envShebang = head !== null && parseShebang(new TextDecoder().decode(head))?.kind === "env";
-  return sha256(
+  return sha256Hex(
     JSON.stringify({
       executable,
       real: realPathOrNull(executable),
@@ -161,7 +161,7 @@ export async function readCatalogCache(
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
-    const digest = sha256(read);
+    const digest = sha256Hex(read);
     // The very text this version validated (or wrote) before recording its snapshot needs no
     // schema again, once it is of this format and introspection script.
     const trusted = proven?.entryDigest === digest ? (JSON.parse(read) as Entry) : null;
@@ -267,7 +267,7 @@ export async function writeCatalogCache(
       return null;
     }
     await writePrivateFile(options.cacheDir, `${key}.json`, text);
-    return sha256(text);
+    return sha256Hex(text);
   } catch (error) {
     options.log?.(`catalog cache: not written (${errorCode(error) ?? "unexpected error"})`);
     return null;
@@ -340,7 +340,7 @@ function condaConfigDigest(options: CatalogCacheOptions, rootPrefix: string): st
   }
   if (env.CONDARC) candidates.push(env.CONDARC);
   const identities = candidates.map(configIdentity);
-  return sha256(JSON.stringify(candidates.map((candidate, i) => [candidate, identities[i]])));
+  return sha256Hex(JSON.stringify(candidates.map((candidate, i) => [candidate, identities[i]])));
 }
 
 /** `size:mtime` of a file, the same of each YAML file of a folder, or null when absent. */
@@ -372,10 +372,6 @@ function realPathOrNull(file: string): string | null {
 function ignored(options: CatalogCacheOptions, reason: string): null {
   options.log?.(`catalog cache: entry ignored, ${reason}`);
   return null;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 function sameStamp(a: CacheStamp, b: CacheStamp): boolean {

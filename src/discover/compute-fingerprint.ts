@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { listDir } from "../list-dir.ts";
+import { sha256Hex } from "../sha256-hex.ts";
 import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
 /** Inputs of {@link computeFingerprint}, all known after discovery (stored in cache stamps). */
@@ -29,7 +29,7 @@ export function computeFingerprint(input: FingerprintInput): string {
     executable: fileIdentity(input.executable),
     python: fileIdentity(input.python),
   });
-  return createHash("sha256").update(material).digest("hex");
+  return sha256Hex(material);
 }
 
 // A folder changed this recently may change again within its mtime's granularity (one second
@@ -87,7 +87,8 @@ function condaDistVersion(siteDirs: readonly string[]): string | null {
   return null;
 }
 
-function fileIdentity(file: string): string {
+/** The real path, size and mtime of a file (`<path>:missing` when it cannot be read). */
+export function fileIdentity(file: string): string {
   try {
     const real = realpathSync(file);
     const info = statSync(real);

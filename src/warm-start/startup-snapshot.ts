@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
 import { lutimes } from "node:fs/promises";
 import path from "node:path";
 import * as v from "valibot";
@@ -14,11 +12,13 @@ import {
   ENTRY_KIND,
   stampProblem,
 } from "../discover/catalog-cache.ts";
+import { fileIdentity } from "../discover/compute-fingerprint.ts";
 import type { FoundConda } from "../discover/discover.ts";
 import { findConda } from "../discover/find-conda.ts";
 import { readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
+import { sha256Hex } from "../sha256-hex.ts";
 
 /**
  * What the server answered to the MCP handshake, recorded from its own responses: the
@@ -78,12 +78,12 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
     print: _print,
     ...options
   } = config;
-  return sha256(
+  return sha256Hex(
     JSON.stringify({
       format: FORMAT,
       version,
       // A rebuilt or reinstalled binary of the same version records its own snapshot.
-      program: programIdentity(),
+      program: fileIdentity(process.execPath),
       entryKind: ENTRY_KIND,
       catalogKey,
       options,
@@ -231,16 +231,6 @@ export async function writeStartupSnapshot(
   }
 }
 
-/** The size and mtime of the executable running this program (a bun binary or conda-mcp's). */
-function programIdentity(): string | null {
-  try {
-    const info = statSync(process.execPath, { throwIfNoEntry: false });
-    return info ? `${info.size}:${info.mtimeMs}` : null;
-  } catch {
-    return null;
-  }
-}
-
 function snapshotFile(place: SnapshotPlace): string {
   return path.join(place.cache.cacheDir, `${place.key}.snapshot.json`);
 }
@@ -259,7 +249,7 @@ type SnapshotHeader = v.InferOutput<typeof headerSchema>;
 
 /** Proves the answer lines whole: JSON.stringify never writes a raw line break. */
 function answersDigest(initializeResult: string, toolsListResult: string): string {
-  return sha256(`${initializeResult}\n${toolsListResult}`);
+  return sha256Hex(`${initializeResult}\n${toolsListResult}`);
 }
 
 function ignored(cache: CatalogCacheOptions, reason: string): null {
@@ -270,14 +260,12 @@ function ignored(cache: CatalogCacheOptions, reason: string): null {
 /** A catalog as the snapshot records it: its JSON text and that text's sha256. */
 export function recordCatalog(catalog: Catalog): RecordedCatalog {
   const text = JSON.stringify(catalog);
-  return { text, digest: sha256(text) };
+  return { text, digest: sha256Hex(text) };
 }
 
 /** The recorded catalog while its text still has its recorded digest, else null. */
 export function recordedCatalog(recorded: RecordedCatalog): Catalog | null {
-  return sha256(recorded.text) === recorded.digest ? (JSON.parse(recorded.text) as Catalog) : null;
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(recorded.text) === recorded.digest
+    ? (JSON.parse(recorded.text) as Catalog)
+    : null;
 }
