@@ -9,6 +9,7 @@ import type { ExecutionEvent } from "../../src/server/create-run-conda.ts";
 import { type PreparedServer, prepareServer } from "../../src/server/prepare-server.ts";
 import { startWaitingCalls } from "../../src/server/start-waiting-calls.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
+import { toolsCall } from "../support/spawn-raw-server.ts";
 import { withDeadline } from "../support/start-server.ts";
 import { alive, pidsIn, waitFor } from "../support/watch-processes.ts";
 
@@ -47,7 +48,7 @@ afterAll(async () => {
 
 const line = (message: unknown) => ({ text: JSON.stringify(message) });
 const call = (id: unknown, name: string, args?: unknown, params: object = {}) =>
-  line({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...params } });
+  line(toolsCall(id, name, args, params));
 
 /** A context as the SDK's handler gives it, recording the notifications sent through it. */
 function handlerContext(): CallContext & { sent: ServerNotification[]; abort(): void } {

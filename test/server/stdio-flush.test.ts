@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";
+import { afterInitialize, spawnRawServer } from "../support/spawn-raw-server.ts";
 
 let fixture: FixtureConda;
 beforeAll(async () => {
@@ -9,12 +9,10 @@ beforeAll(async () => {
 afterAll(() => fixture?.cleanup());
 
 test("an answer of hundreds of KB asked for just before stdin closes reaches the client whole", async () => {
-  const requests = `${initializeLine(0)}${[
+  const requests = afterInitialize([
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "conda://capabilities" } },
-  ]
-    .map((m) => `${JSON.stringify(m)}\n`)
-    .join("")}`;
+  ]);
   // Losing the tail was a race with the exit: several starts make it show.
   for (let round = 0; round < 6; round++) {
     const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env });

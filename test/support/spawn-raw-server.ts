@@ -10,6 +10,16 @@ export function initializeLine(id: string | number, protocolVersion = "2025-11-2
   return `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })}\n`;
 }
 
+/** `initialize`, then each message on a line of its own: a client that pipelines them. */
+export function afterInitialize(messages: readonly object[]): string {
+  return `${initializeLine(0)}${messages.map((m) => `${JSON.stringify(m)}\n`).join("")}`;
+}
+
+/** A `tools/call` request; `params` adds to the call's own (`_meta`, `task`, ...). */
+export function toolsCall(id: unknown, name: string, args?: unknown, params: object = {}) {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...params } };
+}
+
 /** The server under test behind raw pipes: what we write is exactly what it reads. */
 export interface RawServer {
   /** Writes text (or bytes) as they are; add the newline yourself. */

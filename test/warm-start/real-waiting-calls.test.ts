@@ -4,7 +4,7 @@ import {
   makeRealCondaSandbox,
   type RealCondaSandbox,
 } from "../support/real-conda.ts";
-import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";
+import { afterInitialize, spawnRawServer, toolsCall } from "../support/spawn-raw-server.ts";
 
 // Calls written together with the handshake, as a client that calls at once sends them: after a
 // warm start they run before the MCP SDK is loaded, and must come back as a cold server answers.
@@ -21,19 +21,12 @@ afterAll(async () => {
 
 type Message = Record<string, unknown>;
 
-const call = (id: number, name: string, args: unknown) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, arguments: args },
-});
-
 const REQUESTS = [
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", id: 1, method: "tools/list" },
-  call(2, "conda_info", { json: true }),
-  call(3, "conda_env_list", { json: true }),
-  call(4, "conda_info", { json: "yes" }),
+  toolsCall(2, "conda_info", { json: true }),
+  toolsCall(3, "conda_env_list", { json: true }),
+  toolsCall(4, "conda_info", { json: "yes" }),
   { jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: "conda://capabilities" } },
 ];
 
@@ -41,9 +34,7 @@ const REQUESTS = [
 async function answersOf(cache: boolean): Promise<Map<unknown, Message>> {
   const server = spawnRawServer({ conda: sandbox.condaExe, env: sandbox.env, cache });
   try {
-    await server.write(
-      `${initializeLine(0)}${REQUESTS.map((m) => `${JSON.stringify(m)}\n`).join("")}`,
-    );
+    await server.write(afterInitialize(REQUESTS));
     for (const id of [0, 1, 2, 3, 4, 5]) {
       await server.waitFor(`answer ${id}`, (m) => m.id === id, 120_000);
     }

@@ -12,7 +12,13 @@ import {
   snapshotFiles,
   writeSnapshot,
 } from "../support/snapshot-files.ts";
-import { initializeLine, type RawServer, spawnRawServer } from "../support/spawn-raw-server.ts";
+import {
+  afterInitialize,
+  initializeLine,
+  type RawServer,
+  spawnRawServer,
+  toolsCall,
+} from "../support/spawn-raw-server.ts";
 import { serverCommand } from "../support/start-server.ts";
 
 const TEST_TIMEOUT = 90_000;
@@ -119,7 +125,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       try {
         // Everything in one write: the answerer hands the rest over without losing a line.
         await server.write(
-          `${initializeLine(0)}${[
+          afterInitialize([
             { jsonrpc: "2.0", method: "notifications/initialized" },
             { jsonrpc: "2.0", id: 1, method: "tools/list" },
             // Reuses the initialize id: its replayed answer must not swallow this one.
@@ -136,9 +142,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
               params: { uri: "conda://capabilities" },
             },
             { jsonrpc: "2.0", id: 3, method: "tools/list" },
-          ]
-            .map((m) => `${JSON.stringify(m)}\n`)
-            .join("")}`,
+          ]),
         );
         await server.waitFor(
           "the call's answer",
@@ -313,7 +317,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
   test(
     "requests written with stdin closed right after still get their quick answers, cold and warm",
     async () => {
-      const requests = `${initializeLine(0)}${[
+      const requests = afterInitialize([
         { jsonrpc: "2.0", method: "notifications/initialized" },
         {
           jsonrpc: "2.0",
@@ -322,9 +326,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
           params: { uri: "conda://capabilities" },
         },
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
-      ]
-        .map((m) => `${JSON.stringify(m)}\n`)
-        .join("")}`;
+      ]);
       const sources: unknown[] = [];
       // Cold (--no-cache), then warm from the snapshot a first session records.
       for (const cache of [false, true]) {
@@ -355,21 +357,17 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         no_capture_output: true,
         executable_call: ["sh", "-c", script],
       });
-      const call = (id: number, name: string, args: unknown, meta?: object) => ({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
-      });
       const requests = [
         { jsonrpc: "2.0", method: "notifications/initialized" },
         { jsonrpc: "2.0", id: 1, method: "tools/list" },
-        call(2, "conda_info", { json: true }),
-        call(3, "conda_info", { json: "yes" }),
-        call(4, "conda_nope", {}),
-        call(5, "conda_run", shell(`echo ran >> '${marker}'; sleep 0.4`), { progressToken: "p5" }),
+        toolsCall(2, "conda_info", { json: true }),
+        toolsCall(3, "conda_info", { json: "yes" }),
+        toolsCall(4, "conda_nope", {}),
+        toolsCall(5, "conda_run", shell(`echo ran >> '${marker}'; sleep 0.4`), {
+          _meta: { progressToken: "p5" },
+        }),
         // Cancelled in the same write: it never runs, early or not.
-        call(6, "conda_run", shell(`echo cancelled >> '${marker}'`)),
+        toolsCall(6, "conda_run", shell(`echo cancelled >> '${marker}'`)),
         { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6 } },
         {
           jsonrpc: "2.0",
@@ -378,7 +376,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
           params: { uri: "conda://capabilities" },
         },
       ];
-      const text = `${initializeLine(0)}${requests.map((m) => `${JSON.stringify(m)}\n`).join("")}`;
+      const text = afterInitialize(requests);
       const runs: { answers: Map<unknown, Message>; progress: Message[]; source: unknown }[] = [];
       // Cold (--no-cache), then warm from the snapshot a session with these options recorded.
       for (const cache of [false, true]) {
@@ -426,16 +424,13 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
     async () => {
       const args = ["--allow-exec"];
       const log = join(fixture.root, "call-order.log");
-      const run = (id: number, script: string, meta: object) => ({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: {
-          name: "conda_run",
-          arguments: { no_capture_output: true, executable_call: ["sh", "-c", script] },
-          _meta: meta,
-        },
-      });
+      const run = (id: number, script: string, meta: object) =>
+        toolsCall(
+          id,
+          "conda_run",
+          { no_capture_output: true, executable_call: ["sh", "-c", script] },
+          { _meta: meta },
+        );
       // The first is one only the SDK takes (an unknown _meta key); the second could start early.
       const requests = [
         { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -446,7 +441,7 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         }),
         run(3, `echo B >> '${log}'`, {}),
       ];
-      const text = `${initializeLine(0)}${requests.map((m) => `${JSON.stringify(m)}\n`).join("")}`;
+      const text = afterInitialize(requests);
       for (const cache of [false, true]) {
         if (cache) await session({ args });
         await rm(log, { force: true });
