@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import { createCallTool, errorResult } from "./call-tool.ts";
+import { lazyJsonSchemaValidator } from "./lazy-json-schema-validator.ts";
 import type { ServerDeps } from "./server-deps.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
 
@@ -47,6 +48,7 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
         resources: { subscribe: false, listChanged: false },
       },
       instructions: serverInstructions(deps.glossary),
+      jsonSchemaValidator: lazyJsonSchemaValidator(),
     },
   );
   const byName = new Map(deps.entries.map((e) => [e.name, e]));
