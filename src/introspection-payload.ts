@@ -4,7 +4,8 @@ import * as v from "valibot";
  * The document `introspect.py` prints: conda's argparse tree and the installation facts that need
  * the target's Python. One valibot schema per part is its type and its validator. Objects are
  * loose: Python prints more keys than the program reads, and they pass through untouched (the
- * capabilities document shows them). The tree has the shape of
+ * capabilities document shows them). Each distinct action is printed once, in `actions`, and
+ * parsers name theirs by index; expandDocument gives the tree the shape of
  * `shared/reference/conda-26.7-parser-tree.json`, so a recorded tree and a live one feed the
  * same catalog code.
  */
@@ -91,18 +92,29 @@ const parserEntries = {
   greedy: v.boolean(),
   plugin: v.nullable(rawPluginInfoSchema),
   mutually_exclusive_groups: v.array(rawExclusiveGroupSchema),
-  actions: v.array(rawActionSchema),
 };
 
-/** One parser (the root, or a subcommand at any depth). */
-export type RawParser = v.InferOutput<v.LooseObjectSchema<typeof parserEntries, undefined>> & {
-  subcommands: RawParser[];
-};
+type ParserFields = v.InferOutput<v.LooseObjectSchema<typeof parserEntries, undefined>>;
 
-const rawParserSchema: v.GenericSchema<RawParser> = v.looseObject({
+/** One parser as printed: its actions are indexes into the document's `actions`. */
+export type IndexedParser = ParserFields & { actions: number[]; subcommands: IndexedParser[] };
+
+/** One parser (the root, or a subcommand at any depth) with its actions in place. */
+export type RawParser = ParserFields & { actions: RawAction[]; subcommands: RawParser[] };
+
+const indexedParserSchema: v.GenericSchema<IndexedParser> = v.looseObject({
   ...parserEntries,
-  subcommands: v.array(v.lazy(() => rawParserSchema)),
+  actions: v.array(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  subcommands: v.array(v.lazy(() => indexedParserSchema)),
 });
+
+/** Whether every action index in the tree names an entry of a table this long. */
+function indexesWithin(parser: IndexedParser, length: number): boolean {
+  return (
+    parser.actions.every((index) => index < length) &&
+    parser.subcommands.every((sub) => indexesWithin(sub, length))
+  );
+}
 
 /** An installed distribution that registers conda plugins through entry-point group `conda`. */
 const rawPluginDistributionSchema = v.looseObject({
@@ -123,8 +135,8 @@ const rawPreParserSchema = v.looseObject({
 });
 export type RawPreParser = v.InferOutput<typeof rawPreParserSchema>;
 
-/** The introspection script's document on success. */
-export const introspectionResultSchema = v.looseObject({
+/** What the document says of the installation, beside conda's parser tree. */
+const installationEntries = {
   ok: v.literal(true),
   conda_version: v.string(),
   python_version: v.string(),
@@ -150,13 +162,31 @@ export const introspectionResultSchema = v.looseObject({
    * argv before the first `--`, inside passed-through arguments too; null when conda has none.
    */
   pre_parser: v.nullable(rawPreParserSchema),
-  /** The root parser: its path is empty. */
-  tree: v.pipe(
-    rawParserSchema,
-    v.check((tree) => tree.path.length === 0, "the root parser has an empty path"),
+};
+
+/** The introspection script's document on success, as printed (and as the catalog cache keeps it). */
+export const introspectionDocumentSchema = v.pipe(
+  v.looseObject({
+    ...installationEntries,
+    /** Every distinct action of the tree, once (conda repeats shared options in every parser). */
+    actions: v.array(rawActionSchema),
+    /** The root parser: its path is empty. */
+    tree: v.pipe(
+      indexedParserSchema,
+      v.check((tree) => tree.path.length === 0, "the root parser has an empty path"),
+    ),
+  }),
+  v.check(
+    (document) => indexesWithin(document.tree, document.actions.length),
+    "every action index of the tree names an entry of actions",
   ),
-});
-export type IntrospectionResult = v.InferOutput<typeof introspectionResultSchema>;
+);
+export type IntrospectionDocument = v.InferOutput<typeof introspectionDocumentSchema>;
+
+/** The document as the program reads it: the tree with its actions in place (see expandDocument). */
+export type IntrospectionResult = v.InferOutput<
+  v.LooseObjectSchema<typeof installationEntries, undefined>
+> & { tree: RawParser };
 
 /** The introspection script's document when it could not build conda's parser. */
 export const introspectionFailureSchema = v.looseObject({

@@ -5,7 +5,10 @@ import * as v from "valibot";
 import { compareText } from "../compare-text.ts";
 import { describeFirstIssue } from "../describe-first-issue.ts";
 import { errorCode } from "../error-code.ts";
-import { type IntrospectionResult, introspectionResultSchema } from "../introspection-payload.ts";
+import {
+  type IntrospectionDocument,
+  introspectionDocumentSchema,
+} from "../introspection-payload.ts";
 import { isJsonObject } from "../is-json-object.ts";
 import { readHead } from "../read-head.ts";
 import { sha256Hex } from "../sha256-hex.ts";
@@ -34,7 +37,7 @@ export interface CachedDiscovery {
   python: string;
   pythonSource: PythonSource;
   condaArgv: string[];
-  introspection: IntrospectionResult;
+  introspection: IntrospectionDocument;
   fingerprint: string;
 }
 
@@ -95,7 +98,7 @@ const entrySchema = v.object({
   configDigest: v.string(),
   pythonSource: v.picklist(PYTHON_SOURCES),
   condaArgv: v.array(v.string()),
-  introspection: introspectionResultSchema,
+  introspection: introspectionDocumentSchema,
 });
 type Entry = v.InferOutput<typeof entrySchema>;
 

@@ -10,6 +10,7 @@ import {
   writeCatalogCache,
 } from "./catalog-cache.ts";
 import { computeFingerprint, watchFingerprint } from "./compute-fingerprint.ts";
+import { expandDocument } from "./expand-document.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
@@ -157,7 +158,8 @@ function discovered(
   pythonMs: number,
   cache: Discovery["cache"],
 ): Discovery {
-  const { introspection: payload, python } = found;
+  const payload = expandDocument(found.introspection);
+  const { python } = found;
   const siteDirs = payload.site_dirs;
   const condaVersion = payload.conda_version;
   const installation: Installation = {

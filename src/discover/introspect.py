@@ -111,12 +111,25 @@ def collection_kind(value):
 
 
 class TreeDumper:
-    """Describes parsers and actions; holds what every description needs."""
+    """Describes parsers and actions; holds what every description needs, and the table of
+    distinct action descriptions the parsers refer to by index."""
 
     def __init__(self, argparse_module, nulls, plugin_index):
         self.argparse = argparse_module
         self.nulls = nulls
         self.plugin_index = plugin_index
+        self.actions = []
+        self.action_indexes = {}
+
+    def action_index(self, described):
+        """The description's place in the table, added on first sight: conda gives every parser
+        its own copy of the options they share (--json, --yes, ...), so most of them repeat."""
+        key = json.dumps(described, sort_keys=True, default=safe_repr)
+        index = self.action_indexes.get(key)
+        if index is None:
+            index = self.action_indexes[key] = len(self.actions)
+            self.actions.append(described)
+        return index
 
     def is_null(self, value):
         return any(value is null for null in self.nulls)
@@ -279,7 +292,7 @@ class TreeDumper:
         actions = []
         subcommands = []
         for action in parser._actions:
-            actions.append(self.describe_action(action, group_of, exclusive_of))
+            actions.append(self.action_index(self.describe_action(action, group_of, exclusive_of)))
             if isinstance(action, argparse._SubParsersAction):
                 subcommands.extend(self.describe_subparsers(action, path))
 
@@ -590,6 +603,7 @@ def introspect():
         "external_plugins": plugin_distributions,
         "completion": completion_facts(),
         "pre_parser": pre_parser_facts(),
+        "actions": dumper.actions,
         "tree": tree,
     }
 

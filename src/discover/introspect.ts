@@ -4,9 +4,9 @@ import { CondaMcpError } from "../errors.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
 import {
-  type IntrospectionResult,
+  type IntrospectionDocument,
+  introspectionDocumentSchema,
   introspectionFailureSchema,
-  introspectionResultSchema,
 } from "../introspection-payload.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
 
@@ -32,7 +32,7 @@ const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 export async function introspect(
   python: string,
   options: IntrospectOptions,
-): Promise<IntrospectionResult> {
+): Promise<IntrospectionDocument> {
   const running = runProcess(
     {
       command: python,
@@ -76,7 +76,7 @@ export async function introspect(
       code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
     );
   }
-  const result = v.safeParse(introspectionResultSchema, document);
+  const result = v.safeParse(introspectionDocumentSchema, document);
   if (!result.success) {
     throw new CondaMcpError(
       `The introspection document is malformed: ${describeFirstIssue(result.issues)}.`,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
+import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
@@ -58,11 +59,13 @@ let tools: Tool[];
 
 beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
-  tree = await introspect(fixture.python, {
-    env: fixture.env,
-    timeoutMs: 60_000,
-    platform: process.platform,
-  });
+  tree = expandDocument(
+    await introspect(fixture.python, {
+      env: fixture.env,
+      timeoutMs: 60_000,
+      platform: process.platform,
+    }),
+  );
   tools = buildCatalog(tree.tree, { preParser: tree.pre_parser })
     .commands.filter((c) => c.status === "tool")
     .map((command) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
@@ -20,11 +21,13 @@ beforeAll(async () => {
   if (!process.env.CONDA_MCP_TEST_CONDA) return;
   fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
   sandbox = await makeRealCondaSandbox();
-  fixtureTree = await introspect(fixture.python, {
-    env: fixture.env,
-    timeoutMs: 60_000,
-    platform: process.platform,
-  });
+  fixtureTree = expandDocument(
+    await introspect(fixture.python, {
+      env: fixture.env,
+      timeoutMs: 60_000,
+      platform: process.platform,
+    }),
+  );
 }, 120_000);
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
@@ -13,11 +14,13 @@ let result: IntrospectionResult;
 
 beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2", withBrokenPlugin: true });
-  result = await introspect(fixture.python, {
-    env: fixture.env,
-    timeoutMs: TIMEOUT,
-    platform: process.platform,
-  });
+  result = expandDocument(
+    await introspect(fixture.python, {
+      env: fixture.env,
+      timeoutMs: TIMEOUT,
+      platform: process.platform,
+    }),
+  );
 });
 
 afterAll(() => fixture?.cleanup());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
+import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import type { DiscoveredConda } from "../../src/installation.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
@@ -69,11 +70,13 @@ async function roundTrip(
 
 describe("generated arguments survive the target's own argparse", () => {
   test("every generated fixture tool parses back to exactly the intended values", async () => {
-    const payload = await introspect(fixture.python, {
-      env: fixture.env,
-      timeoutMs: 60_000,
-      platform: process.platform,
-    });
+    const payload = expandDocument(
+      await introspect(fixture.python, {
+        env: fixture.env,
+        timeoutMs: 60_000,
+        platform: process.platform,
+      }),
+    );
     const { tools, failures } = await roundTrip(fixture.python, fixture.env, {
       tree: payload.tree,
       preParser: payload.pre_parser,
