@@ -1,8 +1,8 @@
 // Compiled and run by scripts/bench-startup.ts (not on its own): replays the server's start-up
 // path stage by stage in a fresh process and prints each stage's milliseconds as one JSON line.
 // Modules are imported dynamically so each import is timed where it is first evaluated.
-// Usage: <compiled probe> [--serve] --conda PATH, after one server start in the same environment
-// wrote the catalog cache entry and the startup snapshot. The snapshot-path phases are all a warm
+// Usage: <compiled probe> [--serve] --program BINARY --conda PATH, after one start of the server
+// BINARY in the same environment wrote the catalog cache entry and its startup snapshot. The snapshot-path phases are all a warm
 // start spends before tools/list is answered; the rest is what loads after the handshake. With
 // --serve, the last phase is serve() itself with stdin at EOF (tool registry, capabilities, MCP
 // Server, stdio connect and close) instead of the tool registry alone.
@@ -25,12 +25,17 @@ const { readStartupSnapshot, snapshotPlace } = await import(
   "../src/warm-start/startup-snapshot.ts"
 );
 mark("snapshot path: import the start-up answerer's modules");
-const withServe = process.argv.includes("--serve");
+const args = process.argv.slice(2);
+const withServe = args.includes("--serve");
+// A snapshot belongs to the executable that recorded it: the probe reads the server binary's.
+const programAt = args.indexOf("--program");
+const program = args[programAt + 1];
+if (programAt < 0 || program === undefined) throw new Error("--program BINARY is required");
 const config = parseConfig(
-  process.argv.slice(2).filter((a) => a !== "--serve"),
+  args.filter((a, i) => a !== "--serve" && i !== programAt && i !== programAt + 1),
   { env: process.env, platform: process.platform, home: homedir(), cwd: process.cwd() },
 );
-const place = snapshotPlace(config, packageJson.version, () => {});
+const place = snapshotPlace(config, packageJson.version, () => {}, program);
 mark("snapshot path: parse options, find conda, name the snapshot");
 const snapshot = place ? readStartupSnapshot(place) : null;
 if (!place || !snapshot) throw new Error("no valid startup snapshot: start the server once first");

@@ -178,7 +178,7 @@ try {
   const phaseSamples: Record<string, number[]> = {};
   for (let i = 0; i < WARMUP + RUNS; i++) {
     for (const mode of [[], ["--serve"]]) {
-      const run = await timeRun([probe, ...mode, ...conda], env);
+      const run = await timeRun([probe, ...mode, "--program", release, ...conda], env);
       if (run.exitCode !== 0) throw new Error(`startup-phases probe failed (exit ${run.exitCode})`);
       if (i < WARMUP) continue;
       const phases = JSON.parse(run.stdout) as Record<string, number>;

@@ -66,7 +66,12 @@ const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
  * options: a sha256 of those and of the credential values that redaction removes from the tool
  * descriptions (so they change the listing), never stored themselves.
  */
-export function snapshotKey(catalogKey: string, config: Config, version: string): string {
+export function snapshotKey(
+  catalogKey: string,
+  config: Config,
+  version: string,
+  program: string = process.execPath,
+): string {
   // The settings, not how they were spelled (serveArgs) nor setup's own.
   const {
     env: _env,
@@ -83,7 +88,7 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
       format: FORMAT,
       version,
       // A rebuilt or reinstalled binary of the same version records its own snapshot.
-      program: fileIdentity(process.execPath),
+      program: fileIdentity(program),
       entryKind: ENTRY_KIND,
       catalogKey,
       options,
@@ -95,11 +100,14 @@ export function snapshotKey(catalogKey: string, config: Config, version: string)
 /**
  * Where this configuration's snapshot lives, or null when it cannot have one: `--no-cache`,
  * `--http`, another mode than serving, or no conda to be found (the full start-up reports it).
+ * `program` is the executable whose snapshot it is: this one, unless a benchmark probe reads a
+ * server binary's.
  */
 export function snapshotPlace(
   config: Config,
   version: string,
   log: (line: string) => void,
+  program: string = process.execPath,
 ): SnapshotPlace | null {
   if (config.mode !== "serve" || config.http !== null || !config.cache) return null;
   let executable: string;
@@ -117,7 +125,7 @@ export function snapshotPlace(
   const catalogKey = catalogCacheKey(cache);
   return {
     cache,
-    key: snapshotKey(catalogKey, config, version),
+    key: snapshotKey(catalogKey, config, version, program),
     found: { executable, catalogKey },
   };
 }
