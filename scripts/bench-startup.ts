@@ -70,20 +70,24 @@ try {
     "compiled binary (--no-bytecode)": [noBytecode, ...conda],
     "bun src/main.ts": [process.execPath, MAIN, ...conda],
   };
+  // Each server's first start writes its own snapshot (a snapshot belongs to the executable
+  // that recorded it), which its next starts answer the handshake from.
+  const cacheDir = join(env.XDG_CACHE_HOME, "conda-mcp");
+  const snapshots = async () =>
+    (await readdir(cacheDir).catch(() => [])).filter((name) => name.endsWith(".snapshot.json"));
+  const snapshotOf = new Map<string, string>();
   for (const [name, command] of Object.entries(servers)) {
+    const before = new Set(await snapshots());
     await timeToToolsList(command, env);
+    const written = (await snapshots()).filter((file) => !before.has(file));
+    if (written.length !== 1) throw new Error(`${name} wrote ${written.length} startup snapshots`);
+    snapshotOf.set(name, written[0] as string);
     const source = (await readCapabilities(command, env)).catalog_source;
     if (source !== "cache")
       throw new Error(`${name} did not start warm (catalog_source ${source})`);
   }
-  // The first start wrote the snapshot that the next ones answer the handshake from.
-  const cacheDir = join(env.XDG_CACHE_HOME, "conda-mcp");
-  const snapshots = async () =>
-    (await readdir(cacheDir)).filter((name) => name.endsWith(".snapshot.json"));
-  if ((await snapshots()).length === 0) throw new Error("no startup snapshot was written");
-  const dropSnapshots = async () => {
-    for (const name of await snapshots()) await rm(join(cacheDir, name));
-  };
+  // Only the release binary's: the other servers keep starting from theirs.
+  const dropReleaseSnapshot = () => rm(join(cacheDir, snapshotOf.get(RELEASE) as string));
   const releaseCommand = servers[RELEASE] as string[];
 
   log(`warm starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
@@ -99,9 +103,9 @@ try {
           async () => (await timeToToolsList(command, env)).ms,
         ]),
       ),
-      // The run writes the snapshot again, so the other servers keep starting from one.
+      // The run writes the release binary's snapshot again for its next warm start.
       [CATALOG_ONLY]: async () => {
-        await dropSnapshots();
+        await dropReleaseSnapshot();
         return (await timeToToolsList(releaseCommand, env)).ms;
       },
     },
@@ -131,7 +135,7 @@ try {
       },
       [RELEASE]: () => firstCallOf(RELEASE),
       [CATALOG_ONLY]: async () => {
-        await dropSnapshots();
+        await dropReleaseSnapshot();
         return firstCallOf(CATALOG_ONLY);
       },
     },
