@@ -32,12 +32,12 @@ const KNOWN_BEHAVIOURS = [
 ] as const;
 
 type Behaviour = (typeof KNOWN_BEHAVIOURS)[number];
+const KNOWN: ReadonlySet<string> = new Set(KNOWN_BEHAVIOURS);
 
 /** The class an action was recognised by: the first MRO entry (most derived) whose behaviour we know. */
 export function behaviourOf(action: RawAction): Behaviour | null {
-  const known = new Set<string>(KNOWN_BEHAVIOURS);
   for (const name of action.mro.length > 0 ? action.mro : [action.class]) {
-    if (known.has(name)) return name as Behaviour;
+    if (KNOWN.has(name)) return name as Behaviour;
   }
   return null;
 }
