@@ -60,6 +60,11 @@ export async function run(input: RunInput): Promise<void> {
     ),
   ]);
   const serveModule = fromCache ? null : await import("./server/serve.ts");
+  if (serveModule && input.stdin) {
+    // Still while Python runs: the lines that came first (the handshake) are checked already.
+    const { checkInputLine } = await import("./stdio/stdio-line-transport.ts");
+    for (const line of input.stdin.waiting()) checkInputLine(line, input.stdin.maxLineBytes);
+  }
   const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
   // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.

@@ -1,7 +1,12 @@
 import type { Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { checkClientMessage, type ErrorReply, errorReply } from "../check-client-message.ts";
+import {
+  type ClientMessageCheck,
+  checkClientMessage,
+  type ErrorReply,
+  errorReply,
+} from "../check-client-message.ts";
 import type { InputLine, LineConsumer, LineReader } from "./line-reader.ts";
 
 /** Sees every message that passes through the transport, in order. */
@@ -18,6 +23,39 @@ export interface StdioLineTransportOptions {
    */
   replay?: readonly JSONRPCMessage[];
   observer?: TransportObserver;
+}
+
+// Lines checked before a transport took them (see checkInputLine).
+const checkedLines = new WeakMap<InputLine, ClientMessageCheck>();
+
+/**
+ * A line as the transport reads it: the message to dispatch, or the error to answer (none for a
+ * bad response). Each line is parsed and checked once: a cold start checks the lines waiting
+ * in the reader while conda's Python runs, so the first messages' checks (the SDK's zod schemas
+ * run for the first time) are done before the server exists.
+ */
+export function checkInputLine(line: InputLine, maxLineBytes: number): ClientMessageCheck {
+  let check = checkedLines.get(line);
+  if (check === undefined) {
+    check = "oversized" in line ? oversized(maxLineBytes) : checkLineText(line.text);
+    checkedLines.set(line, check);
+  }
+  return check;
+}
+
+function oversized(maxLineBytes: number): ClientMessageCheck {
+  const message = `Invalid Request: message longer than ${maxLineBytes} bytes`;
+  return { ok: false, reply: errorReply(null, ErrorCode.InvalidRequest, message) };
+}
+
+function checkLineText(text: string): ClientMessageCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reply: errorReply(null, ErrorCode.ParseError, "Parse error") };
+  }
+  return checkClientMessage(value);
 }
 
 /**
@@ -86,24 +124,7 @@ export class StdioLineTransport implements Transport, LineConsumer {
   }
 
   take(line: InputLine): boolean {
-    if ("oversized" in line) {
-      this.#reply(
-        errorReply(
-          null,
-          ErrorCode.InvalidRequest,
-          `Invalid Request: message longer than ${this.#reader.maxLineBytes} bytes`,
-        ),
-      );
-      return true;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(line.text);
-    } catch {
-      this.#reply(errorReply(null, ErrorCode.ParseError, "Parse error"));
-      return true;
-    }
-    const check = checkClientMessage(value);
+    const check = checkInputLine(line, this.#reader.maxLineBytes);
     if (check.ok) {
       this.#observer?.received(check.message);
       this.onmessage?.(check.message);
