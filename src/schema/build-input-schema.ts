@@ -247,6 +247,13 @@ export function describeParam(
 // The advertised form of a token string's rule: no lookahead, which RE2-based validators reject.
 const TOKEN_PATTERN = "^(?:[^-]|$)";
 
+function withoutItemBounds<S extends { minItems?: unknown; maxItems?: unknown }>(
+  jsonSchema: S,
+): Omit<S, "minItems" | "maxItems"> {
+  const { minItems: _minItems, maxItems: _maxItems, ...rest } = jsonSchema;
+  return rest;
+}
+
 /**
  * How valibot actions appear in the advertised JSON Schema. Well-formedness and `--` checks stay
  * server-side (their regexes need lookahead); compact leaves out bounds no model needs to see.
@@ -257,28 +264,32 @@ function advertisedAction(
   return ({ valibotAction, jsonSchema }) => {
     const action = valibotAction as unknown as { type: string; requirement?: unknown };
     // jsonSchema is the conversion with this action applied; drop what it added where unwanted.
-    const { pattern: _pattern, ...withoutPattern } = jsonSchema;
-    const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
-    const { minimum: _minimum, maximum: _maximum, ...withoutBounds } = jsonSchema;
-    const { minItems: _minItems, maxItems: _maxItems, ...withoutItems } = jsonSchema;
     switch (action.type) {
-      case "regex":
+      case "regex": {
+        const { pattern: _pattern, ...withoutPattern } = jsonSchema;
         return action.requirement === STRING_RULES.token.pattern
           ? { ...withoutPattern, pattern: TOKEN_PATTERN }
           : withoutPattern;
-      case "max_code_points":
-        return detail === "full"
-          ? { ...jsonSchema, maxLength: MAX_STRING_LENGTH }
-          : withoutMaxLength;
-      case "safe_integer":
-        return detail === "full" ? undefined : withoutBounds;
+      }
+      case "max_code_points": {
+        if (detail === "full") return { ...jsonSchema, maxLength: MAX_STRING_LENGTH };
+        const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
+        return withoutMaxLength;
+      }
+      case "safe_integer": {
+        if (detail === "full") return undefined;
+        const { minimum: _minimum, maximum: _maximum, ...withoutBounds } = jsonSchema;
+        return withoutBounds;
+      }
       case "min_length":
         // No list has fewer than no items.
-        return action.requirement === 0 && jsonSchema.type === "array" ? withoutItems : undefined;
+        return action.requirement === 0 && jsonSchema.type === "array"
+          ? withoutItemBounds(jsonSchema)
+          : undefined;
       case "max_length":
         // The server's cap on list sizes, not a fact about conda.
         return detail === "compact" && action.requirement === MAX_ARRAY_ITEMS
-          ? withoutItems
+          ? withoutItemBounds(jsonSchema)
           : undefined;
       default:
         return undefined;
