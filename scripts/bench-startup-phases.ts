@@ -2,10 +2,11 @@
 // path stage by stage in a fresh process and prints each stage's milliseconds as one JSON line.
 // Modules are imported dynamically so each import is timed where it is first evaluated.
 // Usage: <compiled probe> [--serve] --program BINARY --conda PATH, after one start of the server
-// BINARY in the same environment wrote the catalog cache entry and its startup snapshot. The snapshot-path phases are all a warm
-// start spends before tools/list is answered; the rest is what loads after the handshake. With
-// --serve, the last phase is serve() itself with stdin at EOF (tool registry, capabilities, MCP
-// Server, stdio connect and close) instead of the tool registry alone.
+// BINARY in the same environment wrote the catalog cache entry and its startup snapshot. The
+// snapshot-path phases are all a warm start spends before tools/list is answered; the rest is
+// what loads after the handshake. With --serve, the last phase is serve() itself with stdin at
+// EOF (tool registry, capabilities, MCP Server, stdio connect and close) instead of the tool
+// registry alone.
 import { homedir } from "node:os";
 import packageJson from "../package.json" with { type: "json" };
 

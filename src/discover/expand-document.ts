@@ -2,6 +2,7 @@ import type {
   IndexedParser,
   IntrospectionDocument,
   IntrospectionResult,
+  RawAction,
   RawParser,
 } from "../introspection-payload.ts";
 
@@ -13,7 +14,7 @@ export function expandDocument(document: IntrospectionDocument): IntrospectionRe
   const { actions, tree, ...facts } = document;
   const expand = (parser: IndexedParser): RawParser => ({
     ...parser,
-    actions: parser.actions.map((index) => actions[index] as RawParser["actions"][number]),
+    actions: parser.actions.map((index) => actions[index] as RawAction),
     subcommands: parser.subcommands.map(expand),
   });
   return { ...facts, tree: expand(tree) };
