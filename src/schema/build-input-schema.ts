@@ -310,30 +310,72 @@ export function advertisedJsonSchema(
   return rest;
 }
 
-/** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
-export function buildInputSchema(
-  command: CatalogCommand,
-  detail: SchemaDetail = "full",
-  glossary: ReadonlyMap<string, string> = new Map(),
-): ToolSchema {
-  const entries: Record<string, AnySchema> = {};
-  for (const param of command.params) {
-    const description = describeParam(param, command, detail, glossary);
+/**
+ * Params' schemas, built once for all the tools that have the same param: conda gives most
+ * commands the same options (129 distinct params among the real conda's 429). Keyed by
+ * everything a param's schema is made of; valibot schemas hold no state, so tools share them.
+ */
+export type SharedParamSchemas = Map<string, { entry: AnySchema; jsonSchema: object }>;
+
+/** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
+function paramEntry(
+  param: Param,
+  description: string,
+  detail: SchemaDetail,
+  shared: SharedParamSchemas,
+): { entry: AnySchema; jsonSchema: object } {
+  const deprecated = Boolean(param.deprecated);
+  const key = JSON.stringify([
+    param.shape,
+    param.required,
+    param.defaultValue,
+    deprecated,
+    description,
+    detail,
+  ]);
+  let built = shared.get(key);
+  if (built === undefined) {
     const metadata: Record<string, unknown> = {};
     if (param.defaultValue !== undefined) metadata.default = param.defaultValue;
-    if (param.deprecated) metadata.deprecated = true;
+    if (deprecated) metadata.deprecated = true;
     const schema = (
       description === ""
         ? v.pipe(paramSchema(param), v.metadata(metadata))
         : v.pipe(paramSchema(param), v.description(description), v.metadata(metadata))
     ) as AnySchema;
-    entries[param.name] = param.required ? schema : (v.optional(schema) as AnySchema);
+    built = {
+      entry: param.required ? schema : (v.optional(schema) as AnySchema),
+      // `optional` without a default adds nothing to the JSON Schema of what it wraps.
+      jsonSchema: advertisedJsonSchema(schema, detail),
+    };
+    shared.set(key, built);
+  }
+  return built;
+}
+
+/** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
+export function buildInputSchema(
+  command: CatalogCommand,
+  detail: SchemaDetail = "full",
+  glossary: ReadonlyMap<string, string> = new Map(),
+  shared: SharedParamSchemas = new Map(),
+): ToolSchema {
+  const entries: Record<string, AnySchema> = {};
+  const properties: Record<string, object> = {};
+  const required: string[] = [];
+  for (const param of command.params) {
+    const description = describeParam(param, command, detail, glossary);
+    const { entry, jsonSchema } = paramEntry(param, description, detail, shared);
+    entries[param.name] = entry;
+    properties[param.name] = jsonSchema;
+    if (param.required) required.push(param.name);
   }
   const validator = v.strictObject(entries, "an object") as v.GenericSchema<
     unknown,
     Record<string, unknown>
   >;
-  const jsonSchema = toolJsonSchema(advertisedJsonSchema(validator, detail));
+  // What toJsonSchema makes of the strict object, from its entries' shared conversions.
+  const jsonSchema = toolJsonSchema({ type: "object", properties, required });
   const groupNotes = command.exclusiveGroups
     .filter((g) => g.required)
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);

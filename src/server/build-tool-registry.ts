@@ -12,6 +12,7 @@ import {
   buildInputSchema,
   GROUP_STATED_BY_TOOL,
   type SchemaDetail,
+  type SharedParamSchemas,
   type ToolSchema,
 } from "../schema/build-input-schema.ts";
 import { sharedOptionGlossary } from "../schema/shared-option-glossary.ts";
@@ -83,13 +84,14 @@ function generatedEntry(
   command: CatalogCommand,
   detail: SchemaDetail,
   glossary: ReadonlyMap<string, string>,
+  shared: SharedParamSchemas,
 ): ToolEntry {
   const policy = lookupCommandPolicy(command.path, { external: command.plugin?.external ?? false });
   const name = command.toolName as string;
   // Built when first listed or called: after a warm start the first call builds its own tool only.
   let built: { schema: ToolSchema; definition: Tool } | null = null;
   const build = () => {
-    built ??= generatedDefinition(command, name, policy, detail, glossary);
+    built ??= generatedDefinition(command, name, policy, detail, glossary, shared);
     return built;
   };
   return {
@@ -114,8 +116,9 @@ function generatedDefinition(
   policy: ResolvedCommandPolicy,
   detail: SchemaDetail,
   glossary: ReadonlyMap<string, string>,
+  shared: SharedParamSchemas,
 ): { schema: ToolSchema; definition: Tool } {
-  const schema = buildInputSchema(command, detail, glossary);
+  const schema = buildInputSchema(command, detail, glossary, shared);
   const annotations: ToolAnnotations & { title: string } = {
     title: `conda ${command.path.join(" ")}`,
     ...policy.annotations,
@@ -166,8 +169,9 @@ export function buildToolRegistry(
   const tools = catalog.commands.filter((c) => c.status === "tool" && c.toolName !== null);
   const glossary =
     options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map<string, string>();
+  const shared: SharedParamSchemas = new Map();
   const candidates: ToolEntry[] = tools.map((command) =>
-    generatedEntry(command, options.schemaDetail, glossary),
+    generatedEntry(command, options.schemaDetail, glossary, shared),
   );
   if (options.cliCommandTool) {
     candidates.push({

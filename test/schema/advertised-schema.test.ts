@@ -1,7 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020.js";
+import * as v from "valibot";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import type { SchemaDetail } from "../../src/schema/build-input-schema.ts";
+import {
+  buildInputSchema,
+  type SchemaDetail,
+  type SharedParamSchemas,
+  type ToolSchema,
+} from "../../src/schema/build-input-schema.ts";
 import { settingPartners } from "../../src/schema/setting-partners.ts";
 import { sharedOptionGlossary } from "../../src/schema/shared-option-glossary.ts";
 import { buildToolRegistry } from "../../src/server/build-tool-registry.ts";
@@ -130,5 +136,34 @@ describe("the compact detail loses nothing a model needs", () => {
         0,
       );
     expect(bytes(compact)).toBeLessThan(bytes(full) * 0.5);
+  });
+});
+
+describe.each(DETAILS)("params shared between tools (%s detail)", (detail) => {
+  const glossary = detail === "compact" ? sharedOptionGlossary(tools) : new Map<string, string>();
+  const shared: SharedParamSchemas = new Map();
+  const together = tools.map((command) => buildInputSchema(command, detail, glossary, shared));
+  const alone = tools.map((command) => buildInputSchema(command, detail, glossary));
+
+  test("give every tool the JSON Schema and the checks it gets built alone", () => {
+    expect(together.map((s) => s.jsonSchema)).toEqual(alone.map((s) => s.jsonSchema));
+    for (const [i, schema] of together.entries()) {
+      for (const args of [{}, { json: true }, { json: "yes" }, { unknown: 1 }]) {
+        const got = v.safeParse(schema.validator, args).success;
+        expect(got).toBe(v.safeParse((alone[i] as ToolSchema).validator, args).success);
+      }
+    }
+  });
+
+  test("are built once: the same option in two tools is one schema", () => {
+    const params = tools.reduce((n, command) => n + command.params.length, 0);
+    expect(shared.size).toBeLessThan(params / 2);
+    const withJson = tools.flatMap((command, i) =>
+      command.params.some((p) => p.name === "json")
+        ? [(together[i] as ToolSchema).jsonSchema.properties.json]
+        : [],
+    );
+    expect(withJson.length).toBeGreaterThan(2);
+    expect(new Set(withJson).size).toBeLessThan(withJson.length);
   });
 });
