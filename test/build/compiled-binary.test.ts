@@ -11,11 +11,7 @@ import { binaryName, compileBinary, hostTarget } from "../../scripts/build.ts";
 import { exampleManifest, writeManifestFile } from "../completion/manifest-fixture.ts";
 import { callCondaInfo } from "../support/call-conda-info.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 import { runProgram } from "../support/run-program.ts";
 import { isMarked, markSnapshots } from "../support/snapshot-files.ts";
 import { connectStdio, startServer, withDeadline } from "../support/start-server.ts";
@@ -257,18 +253,14 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
   });
 
   describeRealConda("on the real conda", () => {
-    let sandbox: RealCondaSandbox;
-    beforeAll(async () => {
-      sandbox = await makeRealCondaSandbox();
-    }, 120_000);
-    afterAll(() => sandbox?.cleanup());
+    const sandbox = useRealCondaSandbox();
 
     test("an SDK client lists its tools and calls conda_info and conda_run", async () => {
       const previous = process.env.CONDA_MCP_TEST_BINARY;
       process.env.CONDA_MCP_TEST_BINARY = binary;
       const starting = startServer({
-        conda: sandbox.condaExe,
-        env: sandbox.env,
+        conda: sandbox().condaExe,
+        env: sandbox().env,
         args: ["--allow-exec"],
       });
       if (previous === undefined) delete process.env.CONDA_MCP_TEST_BINARY;
@@ -280,7 +272,7 @@ describe.skipIf(unavailable !== null)("the compiled release binary", () => {
           expect.arrayContaining(["conda_info", "conda_menuinst", "conda_run"]),
         );
         expect((await callCondaInfo(server.client)).conda_version).toBe(
-          sandbox.discovery.installation.condaVersion,
+          sandbox().discovery.installation.condaVersion,
         );
         const ran = (await server.client.callTool(
           { name: "conda_run", arguments: { executable_call: ["echo", "-version", "--json"] } },

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { expect, test } from "bun:test";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
-let sandbox: RealCondaSandbox;
-
-beforeAll(async () => {
-  if (process.env.CONDA_MCP_TEST_CONDA) sandbox = await makeRealCondaSandbox();
-}, 120_000);
-afterAll(() => sandbox?.cleanup());
+const sandbox = useRealCondaSandbox();
 
 describeRealConda("discovery", () => {
   test("finds the interpreter and introspects the whole tree, external plugins included", async () => {
-    const { discovery } = sandbox;
+    const { discovery } = sandbox();
     const commands = discovery.tree.subcommands.map((sub) => sub.command);
     expect(commands).toEqual(
       expect.arrayContaining(["create", "install", "env", "run", "list", "menuinst", "completion"]),
@@ -29,8 +20,8 @@ describeRealConda("discovery", () => {
   });
 
   test("reports the version, root prefix and envs dirs conda itself reports", async () => {
-    const info = JSON.parse((await sandbox.conda(["info", "--json"])).stdout);
-    const { installation } = sandbox.discovery;
+    const info = JSON.parse((await sandbox().conda(["info", "--json"])).stdout);
+    const { installation } = sandbox().discovery;
     expect(installation.condaVersion).toBe(info.conda_version);
     expect(installation.rootPrefix).toBe(info.root_prefix);
     expect(installation.envsDirs).toEqual(info.envs_dirs);

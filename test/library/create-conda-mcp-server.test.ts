@@ -12,11 +12,7 @@ import {
 import { CondaMcpError } from "../../src/errors.ts";
 import { isGone, waitUntil } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 import { withDeadline } from "../support/start-server.ts";
 
 /** An SDK client connected to an embedded server through an in-memory transport pair. */
@@ -189,16 +185,12 @@ describe("createCondaMcpServer on the fixture conda", () => {
 });
 
 describeRealConda("createCondaMcpServer", () => {
-  let sandbox: RealCondaSandbox;
-  beforeAll(async () => {
-    sandbox = await makeRealCondaSandbox();
-  }, 120_000);
-  afterAll(() => sandbox?.cleanup());
+  const sandbox = useRealCondaSandbox();
 
   test("serves the real conda through an in-memory transport", async () => {
     const embedded = await createCondaMcpServer({
-      conda: sandbox.condaExe,
-      env: sandbox.env,
+      conda: sandbox().condaExe,
+      env: sandbox().env,
       cache: false,
       log: () => {},
     });

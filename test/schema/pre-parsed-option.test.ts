@@ -6,11 +6,7 @@ import { runProcess } from "../../src/execute/run-process.ts";
 import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
 const JUDGE = join(import.meta.dir, "..", "support", "pre-parser-judge.py");
 
@@ -87,13 +83,9 @@ describe("preParsedOption agrees with conda's own pre-parser", () => {
 });
 
 describeRealConda("preParsedOption agrees with the real conda's pre-parser", () => {
-  let sandbox: RealCondaSandbox;
-  beforeAll(async () => {
-    sandbox = await makeRealCondaSandbox();
-  });
-  afterAll(() => sandbox?.cleanup());
+  const sandbox = useRealCondaSandbox();
 
   test("for 400 tokens near its global options", async () => {
-    expect(await disagreements(sandbox.discovery.installation.python, sandbox.env)).toEqual([]);
+    expect(await disagreements(sandbox().discovery.installation.python, sandbox().env)).toEqual([]);
   }, 120_000);
 });

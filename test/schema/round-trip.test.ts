@@ -13,11 +13,7 @@ import { condaDomainArb } from "../support/conda-domains.ts";
 import { findParseMismatches } from "../support/find-parse-mismatches.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
 const RUNS_PER_TOOL = 40;
 
@@ -87,14 +83,10 @@ describe("generated arguments survive the target's own argparse", () => {
 });
 
 describeRealConda("generated arguments survive the real conda's own parsing", () => {
-  let sandbox: RealCondaSandbox;
-  beforeAll(async () => {
-    sandbox = await makeRealCondaSandbox();
-  });
-  afterAll(() => sandbox?.cleanup());
+  const sandbox = useRealCondaSandbox();
 
   test("every generated tool parses back to exactly the intended values, global pre-parse included", async () => {
-    const { discovery, env } = sandbox;
+    const { discovery, env } = sandbox();
     const { tools, failures } = await roundTrip(discovery.installation.python, env, discovery);
     expect(tools).toBeGreaterThan(30);
     expect(failures.slice(0, 10)).toEqual([]);

@@ -1,4 +1,4 @@
-import { describe } from "bun:test";
+import { afterAll, beforeAll, describe } from "bun:test";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +52,24 @@ export interface CondaRun {
 }
 
 const CHANNEL_SCRIPT = join(import.meta.dir, "make-test-channel.py");
+
+/**
+ * The sandbox of one test file or `describe` block: made before its tests when REAL_CONDA is
+ * set, removed after them. Tests read it with the returned function.
+ */
+export function useRealCondaSandbox(
+  options?: Parameters<typeof makeRealCondaSandbox>[0],
+): () => RealCondaSandbox {
+  let sandbox: RealCondaSandbox | undefined;
+  beforeAll(async () => {
+    if (REAL_CONDA) sandbox = await makeRealCondaSandbox(options);
+  }, 120_000);
+  afterAll(() => sandbox?.cleanup());
+  return () => {
+    if (sandbox === undefined) throw new Error("the real-conda sandbox was not made");
+    return sandbox;
+  };
+}
 
 /** Builds a sandbox around the real conda; call only when REAL_CONDA is set. */
 export async function makeRealCondaSandbox(

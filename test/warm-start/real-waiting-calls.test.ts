@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import {
-  describeRealConda,
-  makeRealCondaSandbox,
-  type RealCondaSandbox,
-} from "../support/real-conda.ts";
+import { expect, test } from "bun:test";
+import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 import { afterInitialize, spawnRawServer, toolsCall } from "../support/spawn-raw-server.ts";
 
 // Calls written together with the handshake, as a client that calls at once sends them: after a
 // warm start they run before the MCP SDK is loaded, and must come back as a cold server answers.
 
-let sandbox: RealCondaSandbox;
-
-beforeAll(async () => {
-  if (process.env.CONDA_MCP_TEST_CONDA) sandbox = await makeRealCondaSandbox();
-}, 120_000);
-
-afterAll(async () => {
-  await sandbox?.cleanup();
-});
+const sandbox = useRealCondaSandbox();
 
 type Message = Record<string, unknown>;
 
@@ -32,7 +20,7 @@ const REQUESTS = [
 
 /** One session that writes the handshake and the calls at once; its answers by id. */
 async function answersOf(cache: boolean): Promise<Map<unknown, Message>> {
-  const server = spawnRawServer({ conda: sandbox.condaExe, env: sandbox.env, cache });
+  const server = spawnRawServer({ conda: sandbox().condaExe, env: sandbox().env, cache });
   try {
     await server.write(afterInitialize(REQUESTS));
     for (const id of [0, 1, 2, 3, 4, 5]) {
