@@ -74,6 +74,29 @@ async function session(
   }
 }
 
+/**
+ * Sends `text` to a cold server (`--no-cache`), then to one started warm from the snapshot that a
+ * session with the same `args` records, and hands each to `check` once the text is written;
+ * `before` runs before each start.
+ */
+async function coldThenWarm(
+  options: { args?: string[]; text: string; before?: () => Promise<unknown> },
+  check: (server: RawServer) => Promise<void>,
+): Promise<void> {
+  const args = options.args ?? [];
+  for (const cache of [false, true]) {
+    if (cache) await session({ args });
+    await options.before?.();
+    const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, args, cache });
+    try {
+      await server.write(options.text);
+      await check(server);
+    } finally {
+      await server.close().catch(() => {});
+    }
+  }
+}
+
 function toolNames(list: Message): string[] {
   return ((list.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
 }
@@ -328,21 +351,13 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
       ]);
       const sources: unknown[] = [];
-      // Cold (--no-cache), then warm from the snapshot a first session records.
-      for (const cache of [false, true]) {
-        if (cache) await session();
-        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache });
-        try {
-          await server.write(requests);
-          expect(await server.close()).toBe(0);
-          const answers = server.lines().map((line) => JSON.parse(line) as Message);
-          expect(answers.map((m) => m.id).sort()).toEqual([0, 1, 2]);
-          const read = answers.find((m) => m.id === 1)?.result as { contents: { text: string }[] };
-          sources.push(JSON.parse(read.contents[0]?.text as string).handshake_source);
-        } finally {
-          await server.close().catch(() => {});
-        }
-      }
+      await coldThenWarm({ text: requests }, async (server) => {
+        expect(await server.close()).toBe(0);
+        const answers = server.lines().map((line) => JSON.parse(line) as Message);
+        expect(answers.map((m) => m.id).sort()).toEqual([0, 1, 2]);
+        const read = answers.find((m) => m.id === 1)?.result as { contents: { text: string }[] };
+        sources.push(JSON.parse(read.contents[0]?.text as string).handshake_source);
+      });
       expect(sources).toEqual(["server", "snapshot"]);
     },
     TEST_TIMEOUT,
@@ -378,29 +393,21 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       ];
       const text = afterInitialize(requests);
       const runs: { answers: Map<unknown, Message>; progress: Message[]; source: unknown }[] = [];
-      // Cold (--no-cache), then warm from the snapshot a session with these options recorded.
-      for (const cache of [false, true]) {
-        if (cache) await session({ args });
-        await rm(marker, { force: true });
-        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, args, cache });
-        try {
-          await server.write(text);
-          for (const id of [0, 1, 2, 3, 4, 5, 7])
-            await server.waitFor(`answer ${id}`, (m) => m.id === id);
-          // Long enough for a run of id 6 to have written its line, had it started.
-          await Bun.sleep(300);
-          expect(await server.close()).toBe(0);
-          const messages = server.lines().map((line) => JSON.parse(line) as Message);
-          const answers = new Map(messages.filter((m) => "id" in m).map((m) => [m.id, m]));
-          const progress = messages.filter((m) => m.method === "notifications/progress");
-          const read = answers.get(7)?.result as { contents: { text: string }[] };
-          const source = JSON.parse(read.contents[0]?.text as string).handshake_source;
-          runs.push({ answers, progress, source });
-          expect(await readFile(marker, "utf8")).toBe("ran\n");
-        } finally {
-          await server.close().catch(() => {});
-        }
-      }
+      const before = () => rm(marker, { force: true });
+      await coldThenWarm({ args, text, before }, async (server) => {
+        for (const id of [0, 1, 2, 3, 4, 5, 7])
+          await server.waitFor(`answer ${id}`, (m) => m.id === id);
+        // Long enough for a run of id 6 to have written its line, had it started.
+        await Bun.sleep(300);
+        expect(await server.close()).toBe(0);
+        const messages = server.lines().map((line) => JSON.parse(line) as Message);
+        const answers = new Map(messages.filter((m) => "id" in m).map((m) => [m.id, m]));
+        const progress = messages.filter((m) => m.method === "notifications/progress");
+        const read = answers.get(7)?.result as { contents: { text: string }[] };
+        const source = JSON.parse(read.contents[0]?.text as string).handshake_source;
+        runs.push({ answers, progress, source });
+        expect(await readFile(marker, "utf8")).toBe("ran\n");
+      });
       const [cold, warm] = runs as [(typeof runs)[0], (typeof runs)[0]];
       expect([cold.source, warm.source]).toEqual(["server", "snapshot"]);
       for (const run of runs) {
@@ -442,19 +449,12 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
         run(3, `echo B >> '${log}'`, {}),
       ];
       const text = afterInitialize(requests);
-      for (const cache of [false, true]) {
-        if (cache) await session({ args });
-        await rm(log, { force: true });
-        const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, args, cache });
-        try {
-          await server.write(text);
-          for (const id of [2, 3]) await server.waitFor(`answer ${id}`, (m) => m.id === id);
-          expect(await server.close()).toBe(0);
-          expect(await readFile(log, "utf8")).toBe("A\nA-done\nB\n");
-        } finally {
-          await server.close().catch(() => {});
-        }
-      }
+      const before = () => rm(log, { force: true });
+      await coldThenWarm({ args, text, before }, async (server) => {
+        for (const id of [2, 3]) await server.waitFor(`answer ${id}`, (m) => m.id === id);
+        expect(await server.close()).toBe(0);
+        expect(await readFile(log, "utf8")).toBe("A\nA-done\nB\n");
+      });
     },
     TEST_TIMEOUT,
   );
