@@ -93,6 +93,9 @@ def find_null_sentinels():
     return sentinels
 
 
+# One encoder for every action's key: json.dumps builds a new one per call when given options.
+ACTION_KEY_ENCODER = json.JSONEncoder(sort_keys=True, default=safe_repr)
+
 NARGS_KINDS = {
     None: "None (exactly one value, or flag for 0-arg actions)",
     "?": "OPTIONAL",
@@ -124,7 +127,7 @@ class TreeDumper:
     def action_index(self, described):
         """The description's place in the table, added on first sight: conda gives every parser
         its own copy of the options they share (--json, --yes, ...), so most of them repeat."""
-        key = json.dumps(described, sort_keys=True, default=safe_repr)
+        key = ACTION_KEY_ENCODER.encode(described)
         index = self.action_indexes.get(key)
         if index is None:
             index = self.action_indexes[key] = len(self.actions)
@@ -491,12 +494,15 @@ def external_plugins(load):
     found = []
     seen = set()
     for dist in distributions():
+        # Entry points first: parsing a distribution's metadata costs far more, and only the
+        # few with conda plugins need it (read once: each access parses it again).
         try:
-            name = dist.metadata["Name"]
             entry_points = [ep for ep in dist.entry_points if ep.group == "conda"]
+            metadata = dist.metadata if entry_points else None
+            name = metadata["Name"] if metadata else None
         except Exception:
             continue
-        if not name or not entry_points or name.lower() in seen:
+        if not name or name.lower() in seen:
             continue
         seen.add(name.lower())
         hooks = set()
@@ -515,7 +521,7 @@ def external_plugins(load):
                     hooks.add(attr[len("conda_"):])
         record = {
             "project_name": name,
-            "version": dist.version,
+            "version": metadata["Version"],
             "plugin_names": plugin_names,
             "entry_points": [
                 {"name": ep.name, "value": ep.value, "group": ep.group} for ep in entry_points
