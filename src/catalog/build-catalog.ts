@@ -8,7 +8,7 @@ import type {
   Param,
   ParamShape,
 } from "./catalog-types.ts";
-import { classifyAction } from "./classify-action.ts";
+import { type ActionVerdict, classifyAction } from "./classify-action.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 
 type Redact = (text: string) => string;
@@ -18,6 +18,19 @@ interface Context {
   diagnostics: Diagnostic[];
   redact: Redact;
   preParser: RawPreParser | null;
+  /** Each action's facts, read once: parsers share the descriptions of the options they repeat. */
+  facts: Map<RawAction, ActionFacts>;
+}
+
+/** What an action gives every command that has it, whatever its place there. */
+interface ActionFacts {
+  /** Its verdict; a param's shape has the choices that would show a credential dropped. */
+  verdict: ActionVerdict;
+  /** Its property name before a command's other params can make it taken. */
+  baseName: string;
+  description: string;
+  deprecated: string | null;
+  defaultValue: unknown;
 }
 
 // conda's `activate`/`deactivate` only print "use the shell function": useless to an agent.
@@ -50,7 +63,12 @@ export function buildCatalog(root: RawParser, options: BuildCatalogOptions = {})
   const redact = (text: string) => redactSecrets(text, secrets);
   const diagnostics: Diagnostic[] = [];
   const commands: CatalogCommand[] = [];
-  const context: Context = { diagnostics, redact, preParser: options.preParser ?? null };
+  const context: Context = {
+    diagnostics,
+    redact,
+    preParser: options.preParser ?? null,
+    facts: new Map(),
+  };
   for (const sub of root.subcommands) collectCommands(sub, [], commands, context);
 
   const names = assignToolNames(commands.filter((c) => c.status === "tool").map((c) => c.path));
@@ -74,7 +92,7 @@ function collectCommands(
 ): void {
   const aliases = aliasPathsOf(parser, aliasPrefixes);
   const subparsers = subparsersOf(parser);
-  const ownParams = parser.actions.filter((a) => classifyAction(a).kind !== "skip");
+  const ownParams = parser.actions.filter((a) => factsOf(a, context).verdict.kind !== "skip");
   const hasChildren = parser.subcommands.length > 0;
 
   if (hasChildren) {
@@ -192,7 +210,8 @@ function addParams(command: CatalogCommand, parser: RawParser, context: Context)
   const options: Param[] = [];
   const positionals: Param[] = [];
   for (const action of parser.actions) {
-    const verdict = classifyAction(action);
+    const facts = factsOf(action, context);
+    const { verdict } = facts;
     if (verdict.kind === "skip") continue;
     if (verdict.kind === "unsupported") {
       markRawOnly(command, redact(verdict.reason));
@@ -207,13 +226,12 @@ function addParams(command: CatalogCommand, parser: RawParser, context: Context)
       command.hiddenOptions++;
       continue;
     }
-    const shape = withoutSecretChoices(verdict.shape, redact);
+    let shape = verdict.shape;
     if (shape.kind === "passthrough") {
       const separator = parser.plugin === null && STRIPS_SEPARATOR.has(parser.path.join(" "));
-      shape.separator = separator;
-      shape.preParser = separator ? null : preParser;
+      shape = { ...shape, separator, preParser: separator ? null : preParser };
     }
-    const param = toParam(action, shape, taken, redact);
+    const param = toParam(action, facts, shape, taken);
     joinGroup(command, param, action, groupIndex);
     (param.option === null ? positionals : options).push(param);
   }
@@ -301,9 +319,36 @@ function withoutSecretChoices(shape: ParamShape, redact: Redact): ParamShape {
   return leaks ? { ...shape, value: { ...shape.value, choices: null } } : shape;
 }
 
-function toParam(action: RawAction, shape: ParamShape, taken: Set<string>, redact: Redact): Param {
-  let name = propertyNameOf(action);
-  for (let n = 2; taken.has(name); n++) name = `${propertyNameOf(action)}_${n}`;
+/** An action's facts, read on the first sight of it. */
+function factsOf(action: RawAction, context: Context): ActionFacts {
+  let facts = context.facts.get(action);
+  if (facts === undefined) {
+    const { redact } = context;
+    const classified = classifyAction(action);
+    const verdict: ActionVerdict =
+      classified.kind === "param"
+        ? { kind: "param", shape: withoutSecretChoices(classified.shape, redact) }
+        : classified;
+    facts = {
+      verdict,
+      baseName: propertyNameOf(action),
+      description: redact(describeHelp(action)),
+      deprecated: action.deprecated ? redact(action.deprecated.message) : null,
+      defaultValue: verdict.kind === "param" ? shownDefault(action, verdict.shape) : undefined,
+    };
+    context.facts.set(action, facts);
+  }
+  return facts;
+}
+
+function toParam(
+  action: RawAction,
+  facts: ActionFacts,
+  shape: ParamShape,
+  taken: Set<string>,
+): Param {
+  let name = facts.baseName;
+  for (let n = 2; taken.has(name); n++) name = `${facts.baseName}_${n}`;
   taken.add(name);
   const option =
     action.option_strings.find((o) => o.startsWith("--")) ?? action.option_strings[0] ?? null;
@@ -314,12 +359,11 @@ function toParam(action: RawAction, shape: ParamShape, taken: Set<string>, redac
     optionStrings: action.option_strings,
     shape,
     required: isRequired(action, shape),
-    description: redact(describeHelp(action)),
-    deprecated: action.deprecated ? redact(action.deprecated.message) : null,
+    description: facts.description,
+    deprecated: facts.deprecated,
     exclusiveGroup: null,
   };
-  const shown = shownDefault(action, shape);
-  if (shown !== undefined) param.defaultValue = shown;
+  if (facts.defaultValue !== undefined) param.defaultValue = facts.defaultValue;
   return param;
 }
 
