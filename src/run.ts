@@ -4,11 +4,8 @@ import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
-import { prepareServer } from "./server/prepare-server.ts";
-import { startWaitingCalls } from "./server/start-waiting-calls.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { Handover } from "./warm-start/answer-from-snapshot.ts";
-import { createSnapshotRecorder } from "./warm-start/create-snapshot-recorder.ts";
 import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";
 
@@ -63,12 +60,14 @@ export async function run(input: RunInput): Promise<void> {
     },
   );
   const fromCache = await Promise.race([started.then(() => false), done.then(() => true)]);
+  const starting = loadServerStart();
   const serveModule = fromCache ? null : await import("./server/serve.ts");
   if (serveModule && input.stdin) {
     // Still while Python runs: the lines that came first (the handshake) are checked already.
     const { checkInputLine } = await import("./stdio/stdio-line-transport.ts");
     for (const line of input.stdin.waiting()) checkInputLine(line, input.stdin.maxLineBytes);
   }
+  const start = await starting;
   // The loading above allocates most of the first collection's budget: collecting it while
   // Python still runs keeps that collection (about 5 to 10 ms) off the way to the answers.
   if (serveModule && !discovered) edenGC();
@@ -78,7 +77,7 @@ export async function run(input: RunInput): Promise<void> {
   const stop = new AbortController();
   process.once("SIGTERM", () => stop.abort());
   process.once("SIGINT", () => stop.abort());
-  const { prepared, waiting } = prepareAndStartWaiting(input, discovery, catalog);
+  const { prepared, waiting } = prepareAndStartWaiting(start, input, discovery, catalog);
   try {
     // Their way to conda's spawn is all microtasks: let it run before the import blocks.
     if (waiting) await new Promise((resolve) => setImmediate(resolve));
@@ -87,7 +86,7 @@ export async function run(input: RunInput): Promise<void> {
     // protocol version) records it for the next start.
     const recorder =
       config.http === null && !input.handover?.answeredInitialize
-        ? createSnapshotRecorder({ ...input, discovery, catalog })
+        ? start.createSnapshotRecorder({ ...input, discovery, catalog })
         : null;
     await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
   } finally {
@@ -98,10 +97,28 @@ export async function run(input: RunInput): Promise<void> {
   await discovery.cache?.stored;
 }
 
+/**
+ * The modules that prepare serving, loaded only once conda's Python runs (or the cache has
+ * answered): a cold start spawns Python before spending the time to load them.
+ */
+async function loadServerStart() {
+  const [{ prepareServer }, { startWaitingCalls }, { createSnapshotRecorder }] = await Promise.all([
+    import("./server/prepare-server.ts"),
+    import("./server/start-waiting-calls.ts"),
+    import("./warm-start/create-snapshot-recorder.ts"),
+  ]);
+  return { prepareServer, startWaitingCalls, createSnapshotRecorder };
+}
+
 /** The server's deps, and the calls that waited in stdin behind a warm start, started. */
-function prepareAndStartWaiting(input: RunInput, discovery: Discovery, catalog: Catalog) {
+function prepareAndStartWaiting(
+  start: Awaited<ReturnType<typeof loadServerStart>>,
+  input: RunInput,
+  discovery: Discovery,
+  catalog: Catalog,
+) {
   const { handover } = input;
-  const prepared = prepareServer({
+  const prepared = start.prepareServer({
     config: input.config,
     conda: discovery,
     catalog,
@@ -112,7 +129,7 @@ function prepareAndStartWaiting(input: RunInput, discovery: Discovery, catalog: 
   });
   const waiting =
     handover?.answeredInitialize && input.stdin
-      ? startWaitingCalls(prepared.deps, input.stdin.waiting())
+      ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())
       : null;
   return { prepared, waiting };
 }
