@@ -13,6 +13,7 @@ import { createCallTool, errorResult } from "./call-tool.ts";
 import { lazyJsonSchemaValidator } from "./lazy-json-schema-validator.ts";
 import type { ServerDeps } from "./server-deps.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
+import { toolDefinitions } from "./tool-definitions.ts";
 
 const CAPABILITIES_RESOURCE = {
   uri: CAPABILITIES_URI,
@@ -55,7 +56,7 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
   const callTool = createCallTool(deps);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: deps.entries.map((e) => e.definition),
+    tools: toolDefinitions(deps.entries),
   }));
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({

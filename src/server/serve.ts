@@ -8,6 +8,7 @@ import type { PreparedServer } from "./prepare-server.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
+import { toolDefinitions } from "./tool-definitions.ts";
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -63,6 +64,17 @@ export async function serve(input: {
       replay: (handover?.replay ?? []) as JSONRPCMessage[],
       observer: snapshot?.observer,
     });
+    if (!handover?.answeredInitialize) {
+      // A client reads the answer to its initialize before it lists the tools: their
+      // definitions are built meanwhile, a macrotask after that answer was written.
+      setImmediate(() => {
+        try {
+          toolDefinitions(deps.entries);
+        } catch {
+          // Nothing is kept of a definition that fails: tools/list fails with it, to the client.
+        }
+      });
+    }
     await Promise.race([stdio, waitForAbort(input.stop)]);
     await settled();
     // A macrotask later the aborted calls have written their `cancelled` answers.
