@@ -119,10 +119,22 @@ class TreeDumper:
 
     def __init__(self, argparse_module, nulls, plugin_index):
         self.argparse = argparse_module
-        self.nulls = nulls
+        # By identity: a sentinel is one object (the modules that define it keep it alive).
+        self.null_ids = {id(null) for null in nulls}
         self.plugin_index = plugin_index
         self.actions = []
         self.action_indexes = {}
+        self.class_names = {}
+
+    def class_names_of(self, cls):
+        """(class name, MRO names): conda's few action classes, named once for all actions."""
+        names = self.class_names.get(cls)
+        if names is None:
+            names = self.class_names[cls] = (
+                class_name(cls),
+                [class_name(base) for base in cls.__mro__ if base is not object],
+            )
+        return names
 
     def action_index(self, described):
         """The description's place in the table, added on first sight: conda gives every parser
@@ -135,7 +147,7 @@ class TreeDumper:
         return index
 
     def is_null(self, value):
-        return any(value is null for null in self.nulls)
+        return id(value) in self.null_ids
 
     def value_fields(self, value, prefix):
         suppress = self.argparse.SUPPRESS
@@ -183,6 +195,7 @@ class TreeDumper:
     def describe_action(self, action, group_of, exclusive_of):
         argparse = self.argparse
         cls = type(action)
+        name, mro = self.class_names_of(cls)
         const = self.value_fields(action.const, "const")
         default = self.value_fields(action.default, "default")
         choices, choices_kind = self.choices_of(action)
@@ -196,8 +209,8 @@ class TreeDumper:
             metavar = safe_repr(metavar)
         nargs = action.nargs
         described = {
-            "class": class_name(cls),
-            "mro": [class_name(base) for base in cls.__mro__ if base is not object],
+            "class": name,
+            "mro": list(mro),
             "option_strings": list(action.option_strings),
             "positional": not action.option_strings,
             "dest": action.dest,
