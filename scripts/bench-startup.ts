@@ -3,7 +3,8 @@
 // flags and --no-bytecode) and `bun src/main.ts`, warm (startup snapshot), warm with the catalog
 // cache only (snapshot removed before each run) and cold (--no-cache), each beside its floor
 // measured in the same run: a compiled hello-world for warm starts, the target Python's own
-// parser build (introspect.py run directly) for cold starts. Then the first conda result of a
+// parser build (introspect.py run directly) for cold starts, with the same script stopped once
+// conda's parser is built beside it. Then the first conda result of a
 // warm start (tools/call conda_info, sent as soon as tools/list is answered) beside running
 // `conda info --json` directly.
 // Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH]
@@ -43,6 +44,14 @@ const WARMUP = 2;
 const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
 const CATALOG_ONLY = "compiled binary (release), catalog cache only";
+// The same script ending once conda's parser is built: what the tree walk and the document
+// add to the Python run, beside what conda itself spends.
+const MAIN_BLOCK = '\nif __name__ == "__main__":\n    main()\n';
+if (!INTROSPECT_SOURCE.includes(MAIN_BLOCK)) throw new Error("introspect.py has no main block");
+const PARSER_BUILD_SOURCE = INTROSPECT_SOURCE.replace(
+  MAIN_BLOCK,
+  '\nif __name__ == "__main__":\n    build_parser()\n',
+);
 
 const target = await benchConda(argv);
 const scratch = await benchDir();
@@ -144,6 +153,7 @@ try {
 
   log(`cold starts: ${WARMUP} warm-up + ${COLD_RUNS} runs each, interleaved ...`);
   const pythonFloor = "target Python's parser build (introspect.py)";
+  const parserOnly = "conda's parser build alone (introspect.py's build_parser, no tree walk)";
   const introspectEnv = pythonScriptEnv(env);
   const cold = await sampleInterleaved(
     {
@@ -152,6 +162,11 @@ try {
         if (run.exitCode !== 0 || !run.stdout.startsWith('{"ok": true')) {
           throw new Error(`introspect.py failed (exit ${run.exitCode})`);
         }
+        return run.ms;
+      },
+      [parserOnly]: async () => {
+        const run = await timeRun([target.python, "-B", "-"], introspectEnv, PARSER_BUILD_SOURCE);
+        if (run.exitCode !== 0) throw new Error(`build_parser failed (exit ${run.exitCode})`);
         return run.ms;
       },
       ...Object.fromEntries(
@@ -224,6 +239,7 @@ try {
     [helloCompiled, warm[helloCompiled] as Stats],
     [helloBun, warm[helloBun] as Stats],
     [pythonFloor, cold[pythonFloor] as Stats],
+    [parserOnly, cold[parserOnly] as Stats],
     ["of a cold start: in the target's Python (Discovery.pythonMs)", inPython],
   ].map(([name, s]) => [name as string, ms((s as Stats).p50), ms((s as Stats).p99)]);
   const phaseRows = Object.entries(phaseSamples).map(([phase, samples]) => {
