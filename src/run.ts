@@ -1,4 +1,3 @@
-import { edenGC } from "bun:jsc";
 import type { Catalog } from "./catalog/catalog-types.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
@@ -50,16 +49,13 @@ export async function run(input: RunInput): Promise<void> {
   // While conda's Python introspects, the server's modules load (the MCP SDK builds its zod
   // schemas); from the cache discovery is done first, and the calls that came with the
   // handshake start before the SDK is loaded.
-  let discovered = false;
-  const done = discovering.then(
-    () => {
-      discovered = true;
-    },
-    () => {
-      discovered = true;
-    },
-  );
-  const fromCache = await Promise.race([started.then(() => false), done.then(() => true)]);
+  const fromCache = await Promise.race([
+    started.then(() => false),
+    discovering.then(
+      () => true,
+      () => true,
+    ),
+  ]);
   const starting = loadServerStart();
   const serveModule = fromCache ? null : await import("./server/serve.ts");
   if (serveModule && input.stdin) {
@@ -68,9 +64,6 @@ export async function run(input: RunInput): Promise<void> {
     for (const line of input.stdin.waiting()) checkInputLine(line, input.stdin.maxLineBytes);
   }
   const start = await starting;
-  // The loading above allocates most of the first collection's budget: collecting it while
-  // Python still runs keeps that collection (about 5 to 10 ms) off the way to the answers.
-  if (serveModule && !discovered) edenGC();
   const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
   // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
