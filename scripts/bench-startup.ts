@@ -39,7 +39,6 @@ import { compileBinary, REPO_ROOT } from "./build.ts";
 const argv = process.argv.slice(2);
 const runsAt = argv.indexOf("--runs");
 const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 15;
-const COLD_RUNS = Math.max(3, Math.round(RUNS / 2));
 const WARMUP = 2;
 const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
@@ -151,7 +150,7 @@ try {
     { warmup: WARMUP, runs: CALL_RUNS },
   );
 
-  log(`cold starts: ${WARMUP} warm-up + ${COLD_RUNS} runs each, interleaved ...`);
+  log(`cold starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
   const pythonFloor = "target Python's parser build (introspect.py)";
   const parserOnly = "conda's parser build alone (introspect.py's build_parser, no tree walk)";
   const introspectEnv = pythonScriptEnv(env);
@@ -176,12 +175,12 @@ try {
         ]),
       ),
     },
-    { warmup: WARMUP, runs: COLD_RUNS },
+    { warmup: WARMUP, runs: RUNS },
   );
 
   log("time spent in the target's Python, as discover() reports it ...");
   const pythonMs: number[] = [];
-  for (let i = 0; i < COLD_RUNS; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const discovery = await discover({
       explicitPath: target.condaExe,
       env,
