@@ -115,6 +115,54 @@ describe("the conda 26.7 reference tree", () => {
   });
 });
 
+describe("parsers that share one action description (as the compact document expands)", () => {
+  test("give the catalog that separate copies give", () => {
+    // One object per distinct description, as expandDocument leaves the tree.
+    const shared = new Map<string, RawAction>();
+    const share = (p: RawParser): RawParser => ({
+      ...p,
+      actions: p.actions.map((a) => {
+        const key = JSON.stringify(a);
+        const first = shared.get(key) ?? a;
+        shared.set(key, first);
+        return first;
+      }),
+      subcommands: p.subcommands.map(share),
+    });
+    const sharedTree = share(structuredClone(reference.tree));
+    let uses = 0;
+    const count = (p: RawParser) => {
+      uses += p.actions.length;
+      p.subcommands.forEach(count);
+    };
+    count(sharedTree);
+    expect(shared.size).toBeLessThan(uses);
+    expect(buildCatalog(sharedTree)).toEqual(catalog);
+  });
+
+  test("a shared REMAINDER positional keeps each command's own `--` rule", () => {
+    const rest = action({ dest: "args", nargs: "...", required: true });
+    const preParser = { option_strings: ["--json"], allow_abbrev: true, prefix_chars: "-" };
+    const result = buildCatalog(tree([parser(["run"], [rest]), parser(["exec"], [rest])]), {
+      preParser,
+    });
+    const shapeOf = (path: string) =>
+      result.commands.find((c) => c.path.join(" ") === path)?.params[0]?.shape;
+    expect(shapeOf("run")).toEqual({
+      kind: "passthrough",
+      greedy: false,
+      separator: true,
+      preParser: null,
+    });
+    expect(shapeOf("exec")).toEqual({
+      kind: "passthrough",
+      greedy: false,
+      separator: false,
+      preParser,
+    });
+  });
+});
+
 function action(overrides: Partial<RawAction>): RawAction {
   return {
     class: "argparse._StoreAction",
