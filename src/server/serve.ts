@@ -66,8 +66,10 @@ export async function serve(input: {
     });
     if (!handover?.answeredInitialize) {
       // A client reads the answer to its initialize before it lists the tools: their
-      // definitions are built meanwhile, a macrotask after that answer was written.
+      // definitions are built meanwhile, a macrotask after that answer was written (unless
+      // the client has already gone).
       setImmediate(() => {
+        if (shutdown.signal.aborted) return;
         try {
           toolDefinitions(deps.entries);
         } catch {
