@@ -7,7 +7,9 @@
 // conda's parser is built beside it. Then the first conda result of a
 // warm start (tools/call conda_info, sent as soon as tools/list is answered) beside running
 // `conda info --json` directly.
-// Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH]
+// Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH] [--baseline PATH]
+// --baseline adds the cold starts of another release binary (an earlier version) to the same
+// interleaving: on a machine whose speed moves, two versions compare best side by side.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
@@ -40,6 +42,9 @@ const argv = process.argv.slice(2);
 const runsAt = argv.indexOf("--runs");
 const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 15;
 const WARMUP = 2;
+const baselineAt = argv.indexOf("--baseline");
+const BASELINE = baselineAt >= 0 ? argv[baselineAt + 1] : undefined;
+if (baselineAt >= 0 && !BASELINE) throw new Error("--baseline needs the path of a release binary");
 const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
 const CATALOG_ONLY = "compiled binary (release), catalog cache only";
@@ -153,6 +158,8 @@ try {
   log(`cold starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
   const pythonFloor = "target Python's parser build (introspect.py)";
   const parserOnly = "conda's parser build alone (introspect.py's build_parser, no tree walk)";
+  // Its own introspect.py runs inside it; the floor beside it is this version's.
+  const baseline = `baseline binary ${BASELINE} (release)`;
   const introspectEnv = pythonScriptEnv(env);
   const cold = await sampleInterleaved(
     {
@@ -174,6 +181,12 @@ try {
           async () => (await timeToToolsList([...command, "--no-cache"], env)).ms,
         ]),
       ),
+      ...(BASELINE
+        ? {
+            [baseline]: async () =>
+              (await timeToToolsList([BASELINE, ...conda, "--no-cache"], env)).ms,
+          }
+        : {}),
     },
     { warmup: WARMUP, runs: RUNS },
   );
@@ -230,7 +243,7 @@ try {
       helloCompiled,
       warm[helloCompiled] as Stats,
     ),
-    ...Object.keys(servers).map((name) =>
+    ...[...Object.keys(servers), ...(BASELINE ? [baseline] : [])].map((name) =>
       row(name, "cold", cold[name] as Stats, pythonFloor, cold[pythonFloor] as Stats),
     ),
   ];
@@ -277,6 +290,13 @@ try {
       startupRows,
     ),
   );
+  if (BASELINE) {
+    const [now, before] = [cold[RELEASE] as Stats, cold[baseline] as Stats];
+    console.log(
+      `\nCold start of the release binary against the baseline, interleaved: p50 ${ms(now.p50)} ` +
+        `against ${ms(before.p50)} ms (${now.p50 <= before.p50 ? "−" : "+"}${ms(Math.abs(now.p50 - before.p50))}).`,
+    );
+  }
   console.log(
     "\nThe first `tools/call` (`conda_info`), sent as soon as `tools/list` is answered: sent → answered (ms):\n",
   );
