@@ -54,6 +54,7 @@ mark("after the handshake: import valibot and @valibot/to-json-schema");
 const { discoverCatalog } = await import("../src/discover-catalog.ts");
 const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
 const { prepareServer } = await import("../src/server/prepare-server.ts");
+const { toolDefinitions } = await import("../src/server/tool-definitions.ts");
 mark("after the handshake: import conda-mcp's own modules");
 
 const found = {
@@ -107,7 +108,7 @@ if (withServe) {
     schemaDetail: "compact",
   });
   mark("buildToolRegistry alone, without serve(): names, classes and policies");
-  const definitions = entries.map((e) => e.definition);
+  const definitions = toolDefinitions(entries);
   mark("every tool's definition, as tools/list needs (valibot → JSON Schema per tool)");
   JSON.stringify(definitions);
   mark("serialize the tools/list result, without serve()");

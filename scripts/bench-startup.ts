@@ -17,6 +17,7 @@ import { discover } from "../src/discover/discover.ts";
 import { INTROSPECT_SOURCE } from "../src/discover/introspect-source.ts";
 import { pythonScriptEnv } from "../src/execute/python-script-env.ts";
 import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
+import { toolDefinitions } from "../src/server/tool-definitions.ts";
 import { loadReferenceTree } from "../test/support/reference-tree.ts";
 import {
   benchConda,
@@ -375,7 +376,7 @@ async function toolsListSizes(command: string[], env: Record<string, string>) {
       cliCommandTool: null,
       schemaDetail: "compact",
     });
-    const tools = entries.map((e) => e.definition);
+    const tools = toolDefinitions(entries);
     reference = { tools: tools.length, toolsBytes: Buffer.byteLength(JSON.stringify(tools)) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
