@@ -12,6 +12,7 @@ import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import { createCallTool, errorResult } from "./call-tool.ts";
 import { lazyJsonSchemaValidator } from "./lazy-json-schema-validator.ts";
 import type { ServerDeps } from "./server-deps.ts";
+import { serverIdentity } from "./server-identity.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
 import { toolDefinitions } from "./tool-definitions.ts";
 
@@ -23,35 +24,17 @@ const CAPABILITIES_RESOURCE = {
   mimeType: "application/json",
 };
 
-/** What a client shows its model once: how the tools work and the options they share. */
-function serverInstructions(glossary: ReadonlyMap<string, string>): string {
-  const lines = [
-    "Each conda_* tool runs one conda command with typed arguments; the server checks every rule and names the JSON path of a wrong value.",
-    "Read conda://capabilities for the served conda, its plugins, every command's complete arguments and help, and any commands only conda_execute can reach.",
-  ];
-  if (glossary.size > 0) {
-    lines.push("Options many tools share, described here once:");
-    for (const [name, sentence] of glossary) lines.push(`- ${name}: ${sentence}`);
-  }
-  return lines.join("\n");
-}
-
 /**
  * The low-level MCP server with conda's tools and the capabilities resource; a call in
  * `waiting` (started while the SDK loaded) is answered by that run instead of a new one.
  */
 export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = null): Server {
-  const server = new Server(
-    { name: "conda-mcp", version: deps.version },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { subscribe: false, listChanged: false },
-      },
-      instructions: serverInstructions(deps.glossary),
-      jsonSchemaValidator: lazyJsonSchemaValidator(),
-    },
-  );
+  const { serverInfo, capabilities, instructions } = serverIdentity(deps);
+  const server = new Server(serverInfo, {
+    capabilities,
+    instructions,
+    jsonSchemaValidator: lazyJsonSchemaValidator(),
+  });
   const byName = new Map(deps.entries.map((e) => [e.name, e]));
   const callTool = createCallTool(deps);
 
