@@ -74,6 +74,9 @@ export async function copyKitConda(): Promise<KitCondaCopy | string> {
       CONDA_OFFLINE: "true",
       PIP_NO_INDEX: "1",
       PIP_DISABLE_PIP_VERSION_CHECK: "1",
+      // A server run from source (`bun src/main.ts`) would keep bun's transpiler cache in this
+      // HOME, where the tests' snapshots of the sandbox would see it appear.
+      BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0",
     };
     return {
       root,

@@ -94,6 +94,9 @@ export async function makeRealCondaSandbox(
     CONDA_PKGS_DIRS: pkgsDir,
     // Nothing in these tests may reach a network.
     CONDA_OFFLINE: "true",
+    // A server run from source (`bun src/main.ts`) would keep bun's transpiler cache in this
+    // HOME, where the tests' snapshots of the sandbox would see it appear.
+    BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0",
   };
   try {
     const discovery = await discover({
