@@ -4,8 +4,12 @@ import packageJson from "../package.json" with { type: "json" };
 import { type Config, parseConfig, usage } from "./config.ts";
 import { CondaMcpError } from "./errors.ts";
 import { LineReader } from "./stdio/line-reader.ts";
-import { answerFromSnapshot, type Handover } from "./warm-start/answer-from-snapshot.ts";
-import { readStartupSnapshot, snapshotPlace } from "./warm-start/startup-snapshot.ts";
+import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
+import {
+  readStartupSnapshot,
+  snapshotAnswers,
+  snapshotPlace,
+} from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";
 
 // Only light modules are imported above: the MCP SDK, valibot and the catalog are loaded by
@@ -44,7 +48,7 @@ async function main(config: Config): Promise<void> {
     const onSignal = () => stop.abort();
     process.once("SIGTERM", onSignal);
     process.once("SIGINT", onSignal);
-    handover = await answerFromSnapshot(snapshot, stdin, process.stdout, stop.signal);
+    handover = await answerHandshake(snapshotAnswers(snapshot), stdin, process.stdout, stop.signal);
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
     if (handover === null) return;

@@ -4,7 +4,8 @@ import type { Config } from "./config.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
-import type { Handover } from "./warm-start/answer-from-snapshot.ts";
+import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
+import { opensPlainHandshake } from "./warm-start/handshake-shapes.ts";
 import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";
 
@@ -24,8 +25,9 @@ interface RunInput {
 
 /**
  * The full start-up: discover conda (from the catalog cache when it still holds), build the
- * catalog, then print it (`catalog`) or serve it, taking over from the start-up answerer when
- * it answered the handshake (`handover`).
+ * catalog, then print it (`catalog`) or serve it. On stdio the handshake is answered before the
+ * MCP SDK loads: by the start-up answerer from the snapshot (`handover`), else from this
+ * catalog; the full server then takes over.
  */
 export async function run(input: RunInput): Promise<void> {
   const { config, log } = input;
@@ -46,9 +48,8 @@ export async function run(input: RunInput): Promise<void> {
     await discovered.discovery.cache?.stored;
     return;
   }
-  // While conda's Python introspects, the server's modules load (the MCP SDK builds its zod
-  // schemas); from the cache discovery is done first, and the calls that came with the
-  // handshake start before the SDK is loaded.
+  // While conda's Python introspects, the modules that prepare serving load; from the cache
+  // discovery is done first.
   const fromCache = await Promise.race([
     started.then(() => false),
     discovering.then(
@@ -56,38 +57,62 @@ export async function run(input: RunInput): Promise<void> {
       () => true,
     ),
   ]);
-  const starting = loadServerStart();
-  const serveModule = fromCache ? null : await import("./server/serve.ts");
+  const start = await loadServerStart();
+  // A plain handshake that no snapshot answered is answered from this start's catalog before
+  // the MCP SDK is loaded. Any other first line is the SDK's to answer: it loads (building its
+  // zod schemas) while Python runs, and checks the lines that came first.
+  const fromSnapshot = input.handover?.answeredInitialize === true;
+  const answersHandshake =
+    input.stdin !== null && !fromSnapshot && opensPlainHandshake(input.stdin.waiting());
+  const serveModule = fromCache || answersHandshake ? null : await import("./server/serve.ts");
   if (serveModule && input.stdin) {
-    // Still while Python runs: the lines that came first (the handshake) are checked already.
     const { checkInputLine } = await import("./stdio/stdio-line-transport.ts");
     for (const line of input.stdin.waiting()) checkInputLine(line, input.stdin.maxLineBytes);
   }
-  const start = await starting;
   const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
   // gone, then the process exits 0. A second signal gets the default (immediate) behaviour.
   const stop = new AbortController();
   process.once("SIGTERM", () => stop.abort());
   process.once("SIGINT", () => stop.abort());
-  const { prepared, waiting } = prepareAndStartWaiting(start, input, discovery, catalog);
+  const prepared = start.prepareServer({
+    config,
+    conda: discovery,
+    catalog,
+    version: input.version,
+    log,
+    handshakeSource: fromSnapshot ? "snapshot" : "server",
+    startupFingerprint: fromSnapshot ? input.handover?.fingerprint : undefined,
+  });
   try {
-    // Their way to conda's spawn is all microtasks: let it run before the import blocks.
-    if (waiting) await new Promise((resolve) => setImmediate(resolve));
-    const { serve } = serveModule ?? (await import("./server/serve.ts"));
     // A server that answers the handshake itself (no snapshot, or one recorded for another
     // protocol version) records it for the next start.
     const recorder =
-      config.http === null && !input.handover?.answeredInitialize
+      config.http === null && !fromSnapshot
         ? start.createSnapshotRecorder({ ...input, discovery, catalog })
         : null;
-    await serve({ ...input, prepared, waiting, stop: stop.signal, recorder });
+    let handover = input.handover;
+    if (answersHandshake && input.stdin) {
+      const answers = start.composeHandshake(prepared.deps);
+      handover = await answerHandshake(answers, input.stdin, process.stdout, stop.signal);
+      // stdin ended or a signal came first: the answers given are out, nothing is left to do.
+      if (handover === null) return;
+      if (handover.answered) recorder?.record(handover.answered);
+    }
+    const waiting =
+      handover?.answeredInitialize && input.stdin
+        ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())
+        : null;
+    // Their way to conda's spawn is all microtasks: let it run before the import blocks.
+    if (waiting) await new Promise((resolve) => setImmediate(resolve));
+    const { serve } = serveModule ?? (await import("./server/serve.ts"));
+    await serve({ ...input, handover, prepared, waiting, stop: stop.signal, recorder });
   } finally {
     // However serving ended, no call outlives it: every process tree is gone first.
     prepared.shutdown.abort();
     await prepared.settled();
+    await discovery.cache?.stored;
   }
-  await discovery.cache?.stored;
 }
 
 /**
@@ -95,36 +120,23 @@ export async function run(input: RunInput): Promise<void> {
  * answered): a cold start spawns Python before spending the time to load them.
  */
 async function loadServerStart() {
-  const [{ prepareServer }, { startWaitingCalls }, { createSnapshotRecorder }] = await Promise.all([
+  const [
+    { prepareServer },
+    { startWaitingCalls },
+    { createSnapshotRecorder },
+    { composeHandshake },
+  ] = await Promise.all([
     import("./server/prepare-server.ts"),
     import("./server/start-waiting-calls.ts"),
     import("./warm-start/create-snapshot-recorder.ts"),
+    import("./warm-start/compose-handshake.ts"),
   ]);
-  return { prepareServer, startWaitingCalls, createSnapshotRecorder };
-}
-
-/** The server's deps, and the calls that waited in stdin behind a warm start, started. */
-function prepareAndStartWaiting(
-  start: Awaited<ReturnType<typeof loadServerStart>>,
-  input: RunInput,
-  discovery: Discovery,
-  catalog: Catalog,
-) {
-  const { handover } = input;
-  const prepared = start.prepareServer({
-    config: input.config,
-    conda: discovery,
-    catalog,
-    version: input.version,
-    log: input.log,
-    handshakeSource: handover?.answeredInitialize ? "snapshot" : "server",
-    startupFingerprint: handover?.fingerprint,
-  });
-  const waiting =
-    handover?.answeredInitialize && input.stdin
-      ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())
-      : null;
-  return { prepared, waiting };
+  return {
+    prepareServer,
+    startWaitingCalls,
+    createSnapshotRecorder,
+    composeHandshake,
+  };
 }
 
 /** `catalog`: what would be served, as text or (`--json`) as the catalog document. */

@@ -1,14 +1,13 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../config.ts";
 import { LineReader } from "../stdio/line-reader.ts";
-import type { Handover } from "../warm-start/answer-from-snapshot.ts";
+import type { Handover } from "../warm-start/answer-handshake.ts";
 import type { SnapshotRecorder } from "../warm-start/create-snapshot-recorder.ts";
 import { createServer } from "./create-server.ts";
 import type { PreparedServer } from "./prepare-server.ts";
 import { serveHttp } from "./serve-http.ts";
 import { serveStdio } from "./serve-stdio.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
-import { toolDefinitions } from "./tool-definitions.ts";
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -64,19 +63,6 @@ export async function serve(input: {
       replay: (handover?.replay ?? []) as JSONRPCMessage[],
       observer: snapshot?.observer,
     });
-    if (!handover?.answeredInitialize) {
-      // A client reads the answer to its initialize before it lists the tools: their
-      // definitions are built meanwhile, a macrotask after that answer was written (unless
-      // the client has already gone).
-      setImmediate(() => {
-        if (shutdown.signal.aborted) return;
-        try {
-          toolDefinitions(deps.entries);
-        } catch {
-          // Nothing is kept of a definition that fails: tools/list fails with it, to the client.
-        }
-      });
-    }
     await Promise.race([stdio, waitForAbort(input.stop)]);
     await settled();
     // A macrotask later the aborted calls have written their `cancelled` answers.

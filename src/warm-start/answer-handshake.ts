@@ -1,35 +1,47 @@
 import type { Writable } from "node:stream";
 import type { InputLine, LineReader } from "../stdio/line-reader.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
-import type { StartupSnapshot } from "./startup-snapshot.ts";
+import type { RecordedHandshake } from "./record-handshake.ts";
+
+/** The answers to a plain handshake, as JSON text: a startup snapshot's, or this start's own. */
+export interface HandshakeAnswers {
+  /** The `initialize` result for a requested protocol version, or null: the full server answers. */
+  initializeResult(protocolVersion: string): string | null;
+  /** The `tools/list` result. */
+  toolsListResult(): string;
+  /** The fingerprint the tool list was built from. */
+  fingerprint: string;
+}
 
 /** What the full server needs to take over from the start-up answerer. */
 export interface Handover {
   /** Messages already handled (answered, or notifications), for the full server to replay. */
   replay: unknown[];
-  /** Whether `initialize` was answered from the snapshot; if not, the full server records anew. */
+  /** Whether `initialize` was answered here; if not, the full server answers it. */
   answeredInitialize: boolean;
   /** The fingerprint the answered tool list was built from. */
   fingerprint: string;
+  /** Both answers given, when the handshake ended with a `tools/list` answered here. */
+  answered: RecordedHandshake | null;
 }
 
 /**
- * Answers the MCP handshake from a snapshot while the rest of the program is not even loaded:
- * one `initialize` asking for the snapshot's protocol version and any plain `tools/list`, each
- * with exactly what the server answered when the snapshot was recorded. The first line it does
- * not answer, or the end of the handshake (a tools/list answered), hands the input over to the
- * full server; lines not answered wait in `reader`. Resolves null when stdin ends or `stop`
- * fires first: nothing is left to do.
+ * Answers the MCP handshake without the MCP SDK: one `initialize` whose protocol version the
+ * answers have a result for and any plain `tools/list`, each with the text `answers` give. The
+ * first line it does not answer, or the end of the handshake (a tools/list answered), hands the
+ * input over to the full server; lines not answered wait in `reader`. Resolves null when stdin
+ * ends or `stop` fires first: nothing is left to do.
  */
-export function answerFromSnapshot(
-  snapshot: StartupSnapshot,
+export function answerHandshake(
+  answers: HandshakeAnswers,
   reader: LineReader,
   output: Writable,
   stop: AbortSignal,
 ): Promise<Handover | null> {
   return new Promise((resolve) => {
     const replay: unknown[] = [];
-    let initialized = false;
+    let initialize: { protocolVersion: string; result: string } | null = null;
+    let toolsListResult: string | null = null;
     let writes: Promise<void> = Promise.resolve();
     let done = false;
     const finish = (handover: Handover | null) => {
@@ -42,8 +54,16 @@ export function answerFromSnapshot(
     const handOver = () =>
       finish({
         replay,
-        answeredInitialize: initialized,
-        fingerprint: snapshot.stamp.fingerprint,
+        answeredInitialize: initialize !== null,
+        fingerprint: answers.fingerprint,
+        answered:
+          initialize && toolsListResult !== null
+            ? {
+                protocolVersion: initialize.protocolVersion,
+                initializeResult: initialize.result,
+                toolsListResult,
+              }
+            : null,
       });
     const onStop = () => finish(null);
     const answer = (id: string | number, result: string) => {
@@ -52,18 +72,24 @@ export function answerFromSnapshot(
     };
 
     const take = (line: InputLine): boolean => {
-      const step = done ? null : snapshotStep(line, snapshot, initialized);
+      const step = done ? null : handshakeStep(line, answers, initialize !== null);
       if (step === null) {
         handOver();
         return false;
       }
-      if (step.answer) answer(step.answer.id, step.answer.result);
-      if (step.kind === "initialize") initialized = true;
-      if (step.kind === "tools/list") {
+      if (step.kind === "initialize") {
+        initialize = { protocolVersion: step.protocolVersion, result: step.result };
+        answer(step.id, step.result);
+        replay.push(step.message);
+        // The tool list is made while the client reads that answer, unless it is gone by then.
+        writes.then(() => setImmediate(() => done || answers.toolsListResult()));
+      } else if (step.kind === "initialized") {
+        replay.push(step.message);
+      } else {
+        toolsListResult = answers.toolsListResult();
+        answer(step.id, toolsListResult);
         // The client has its tools: load the full server now, unless the input ends at once.
         setImmediate(handOver);
-      } else {
-        replay.push(step.message);
       }
       return true;
     };
@@ -79,16 +105,23 @@ export function answerFromSnapshot(
   });
 }
 
-/** What the answerer does with one line: answer it from the snapshot, pass it, or (null) hand over. */
-function snapshotStep(
+type Step =
+  | {
+      kind: "initialize";
+      message: unknown;
+      id: string | number;
+      protocolVersion: string;
+      result: string;
+    }
+  | { kind: "initialized"; message: unknown }
+  | { kind: "tools/list"; id: string | number };
+
+/** What the answerer does with one line: answer it, pass it on, or (null) hand over. */
+function handshakeStep(
   line: InputLine,
-  snapshot: StartupSnapshot,
+  answers: HandshakeAnswers,
   initialized: boolean,
-): {
-  kind: "initialize" | "initialized" | "tools/list";
-  message: unknown;
-  answer: { id: string | number; result: string } | null;
-} | null {
+): Step | null {
   if ("oversized" in line) return null;
   let message: unknown;
   try {
@@ -97,13 +130,12 @@ function snapshotStep(
     return null;
   }
   const initialize = initialized ? null : plainInitialize(message);
-  if (initialize && initialize.protocolVersion === snapshot.protocolVersion) {
-    const answer = { id: initialize.id, result: snapshot.initializeResult };
-    return { kind: "initialize", message, answer };
+  const result = initialize && answers.initializeResult(initialize.protocolVersion);
+  if (initialize && result) {
+    const { id, protocolVersion } = initialize;
+    return { kind: "initialize", message, id, protocolVersion, result };
   }
-  if (initialized && isPlainInitialized(message))
-    return { kind: "initialized", message, answer: null };
+  if (initialized && isPlainInitialized(message)) return { kind: "initialized", message };
   const listId = plainToolsList(message);
-  if (listId === null) return null;
-  return { kind: "tools/list", message, answer: { id: listId, result: snapshot.toolsListResult } };
+  return listId === null ? null : { kind: "tools/list", id: listId };
 }

@@ -1,4 +1,5 @@
 import { isJsonObject } from "../is-json-object.ts";
+import type { InputLine } from "../stdio/line-reader.ts";
 
 /** A request id as JSON-RPC carries it. */
 export type RequestId = string | number;
@@ -96,6 +97,32 @@ export function plainInitialize(message: unknown): PlainInitialize | null {
     return null;
   }
   return { id: message.id, protocolVersion: params.protocolVersion };
+}
+
+/**
+ * The protocol versions the MCP SDK's Server accepts, newest first: its own list, which a test
+ * holds equal to this one. Its module builds every zod schema of the protocol when it is loaded.
+ */
+export const PROTOCOL_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
+
+/** Whether `lines` begin with a plain `initialize` asking for a protocol version the SDK accepts. */
+export function opensPlainHandshake(lines: readonly InputLine[]): boolean {
+  const first = lines[0];
+  if (first === undefined || "oversized" in first) return false;
+  let message: unknown;
+  try {
+    message = JSON.parse(first.text);
+  } catch {
+    return false;
+  }
+  const initialize = plainInitialize(message);
+  return initialize !== null && PROTOCOL_VERSIONS.includes(initialize.protocolVersion);
 }
 
 /** The id of a `tools/list` request without params (or with `{}`), else null. */

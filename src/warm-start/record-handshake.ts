@@ -16,7 +16,7 @@ export interface HandshakeRecorder {
 
 /**
  * Records what the server answers to the first plain `initialize` and `tools/list` requests
- * (the forms answerFromSnapshot answers) and calls `onRecorded` once, when both answers are out.
+ * (the forms answerHandshake answers) and calls `onRecorded` once, when both answers are out.
  */
 export function recordHandshake(
   onRecorded: (handshake: RecordedHandshake) => void,

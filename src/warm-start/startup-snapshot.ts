@@ -19,6 +19,7 @@ import { readPrivateFile, writePrivateFile } from "../discover/private-cache-fil
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
 import { sha256Hex } from "../sha256-hex.ts";
+import type { HandshakeAnswers } from "./answer-handshake.ts";
 
 /**
  * What the server answered to the MCP handshake, recorded from its own responses: the
@@ -161,6 +162,16 @@ function cacheOptions(
     platform: config.platform,
     home: config.home,
     log,
+  };
+}
+
+/** A snapshot's answers: its `initialize` result for the one protocol version it was recorded for. */
+export function snapshotAnswers(snapshot: StartupSnapshot): HandshakeAnswers {
+  return {
+    initializeResult: (protocolVersion) =>
+      protocolVersion === snapshot.protocolVersion ? snapshot.initializeResult : null,
+    toolsListResult: () => snapshot.toolsListResult,
+    fingerprint: snapshot.stamp.fingerprint,
   };
 }
 

@@ -44,7 +44,37 @@ describe("the program's entry", () => {
       );
     expect(heavy).toEqual([]);
     // The closure really was walked: the answerer and the snapshot reader are in it.
-    expect([...closure.keys()].some((f) => f.endsWith("answer-from-snapshot.ts"))).toBe(true);
+    expect([...closure.keys()].some((f) => f.endsWith("answer-handshake.ts"))).toBe(true);
     expect([...closure.keys()].some((f) => f.endsWith("startup-snapshot.ts"))).toBe(true);
+  });
+});
+
+/** The packages a set of modules' static closure imports. */
+function packagesOf(entries: string[]): string[] {
+  const closures = entries.map((entry) => staticClosure(entry));
+  const imports = closures.flatMap((closure) => [...closure.values()].flat());
+  return [...new Set(imports.filter((s) => !s.startsWith(".") && !s.startsWith("node:")))];
+}
+
+describe("a start without a snapshot", () => {
+  // A cold start or one from the catalog cache answers a plain handshake from its own catalog
+  // (composeHandshake), and only then loads the SDK, whose zod schemas take about 16 ms.
+  test("loads no module of the MCP SDK before it answers the handshake", () => {
+    const run = join(SRC, "run.ts");
+    const dynamic = transpiler
+      .scanImports(readFileSync(run, "utf8"))
+      .filter((i) => i.kind === "dynamic-import")
+      .map((i) => i.path);
+    // The SDK's two ways in, which run.ts takes only once answered (or for another first line).
+    const sdkWays = ["./server/serve.ts", "./stdio/stdio-line-transport.ts"];
+    expect(sdkWays.every((way) => dynamic.includes(way))).toBe(true);
+    const before = dynamic.filter((path) => !sdkWays.includes(path));
+    expect(before).toContain("./warm-start/compose-handshake.ts");
+    const packages = packagesOf([run, ...before.map((path) => resolve(SRC, path))]);
+    expect(packages.filter((p) => p.startsWith("@modelcontextprotocol/"))).toEqual([]);
+    // The check sees the SDK where it is imported.
+    expect(packagesOf([join(SRC, "server", "serve.ts")])).toContain(
+      "@modelcontextprotocol/sdk/server/index.js",
+    );
   });
 });

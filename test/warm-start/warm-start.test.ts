@@ -503,3 +503,91 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
     TEST_TIMEOUT,
   );
 });
+
+describe("a start without a snapshot: the handshake answered from its own catalog", () => {
+  /** A cold start (`--no-cache`) sent `initialize` with `params`, then tools/list and `more`. */
+  async function coldHandshake(params: Message, more: object[] = []) {
+    const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env });
+    try {
+      const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params };
+      const lines = [
+        initialize,
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        ...more,
+      ];
+      await server.write(lines.map((m) => `${JSON.stringify(m)}\n`).join(""));
+      const init = await server.waitFor("initialize answer", (m) => m.id === 0);
+      const list = await server.waitFor("tools/list answer", (m) => m.id === 1);
+      return { server, init, list };
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+  }
+
+  const params = (protocolVersion: string, extra: Message = {}) => ({
+    protocolVersion,
+    capabilities: {},
+    clientInfo: { name: "raw", version: "0" },
+    ...extra,
+  });
+
+  test(
+    "answers a plain handshake with the very results the SDK gives one it leaves to the SDK",
+    async () => {
+      for (const version of ["2025-11-25", "2025-06-18"]) {
+        const own = await coldHandshake(params(version), [
+          toolsCall(2, "conda_info", { json: true }),
+        ]);
+        // `_meta` in initialize is not a plain handshake: the SDK's Server answers all of it.
+        const sdk = await coldHandshake(params(version, { _meta: {} }));
+        try {
+          expect(JSON.stringify(own.init.result)).toBe(JSON.stringify(sdk.init.result));
+          expect(JSON.stringify(own.list.result)).toBe(JSON.stringify(sdk.list.result));
+          expect((own.init.result as Message).protocolVersion).toBe(version);
+          // Who wrote each answer shows in its envelope: the start-up answerer puts the result
+          // last, the SDK's Server puts it first.
+          const envelope = (server: RawServer, id: number) =>
+            server
+              .lines()
+              .find((line) => JSON.parse(line).id === id)
+              ?.slice(0, 12);
+          expect([envelope(own.server, 0), envelope(own.server, 1)]).toEqual([
+            '{"jsonrpc":"',
+            '{"jsonrpc":"',
+          ]);
+          expect([envelope(sdk.server, 0), envelope(sdk.server, 1)]).toEqual([
+            '{"result":{"',
+            '{"result":{"',
+          ]);
+          expect(toolNames(own.list)).toContain("conda_info");
+          // A call right behind the handshake is served once the SDK has taken over.
+          const call = await own.server.waitFor("tools/call answer", (m) => m.id === 2);
+          expect(((call.result as Message).structuredContent as Message).exit_code).toBe(0);
+          expect(await own.server.close()).toBe(0);
+          expect(await sdk.server.close()).toBe(0);
+        } finally {
+          await own.server.close();
+          await sdk.server.close();
+        }
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    "leaves a protocol version the SDK does not accept to the SDK, which answers with its own",
+    async () => {
+      const { server, init, list } = await coldHandshake(params("2099-01-01"));
+      try {
+        expect((init.result as Message).protocolVersion).toBe("2025-11-25");
+        expect(toolNames(list)).toContain("conda_info");
+        expect(await server.close()).toBe(0);
+      } finally {
+        await server.close();
+      }
+    },
+    TEST_TIMEOUT,
+  );
+});
