@@ -71,6 +71,15 @@ export function answerHandshake(
       writes = writes.then(() => new Promise((written) => output.write(line, () => written())));
     };
 
+    // A tool list that fails to build is the full server's to answer, with its error.
+    const toolsList = (): string | null => {
+      try {
+        return answers.toolsListResult();
+      } catch {
+        return null;
+      }
+    };
+
     const take = (line: InputLine): boolean => {
       const step = done ? null : handshakeStep(line, answers, initialize !== null);
       if (step === null) {
@@ -82,11 +91,15 @@ export function answerHandshake(
         answer(step.id, step.result);
         replay.push(step.message);
         // The tool list is made while the client reads that answer, unless it is gone by then.
-        writes.then(() => setImmediate(() => done || answers.toolsListResult()));
+        writes.then(() => setImmediate(() => done || toolsList()));
       } else if (step.kind === "initialized") {
         replay.push(step.message);
       } else {
-        toolsListResult = answers.toolsListResult();
+        toolsListResult = toolsList();
+        if (toolsListResult === null) {
+          handOver();
+          return false;
+        }
         answer(step.id, toolsListResult);
         // The client has its tools: load the full server now, unless the input ends at once.
         setImmediate(handOver);

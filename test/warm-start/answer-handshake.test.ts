@@ -99,4 +99,22 @@ describe("the start-up answerer", () => {
     expect(reader.waiting().length).toBe(2);
     input.end();
   });
+
+  test("leaves tools/list to the full server when the tool list fails to build", async () => {
+    const input = new PassThrough();
+    input.write(`${initializeLine(0, "2025-06-18")}${INITIALIZED}${LIST}`);
+    const failing: HandshakeAnswers = {
+      ...countingAnswers(),
+      toolsListResult: () => {
+        throw new Error("a definition failed");
+      },
+    };
+    const { reader, written, handover } = answering(input, failing);
+    const taken = await handover;
+    expect(written).toEqual(['{"jsonrpc":"2.0","id":0,"result":{"init":true}}\n']);
+    expect(taken?.answeredInitialize).toBe(true);
+    expect(taken?.answered).toBeNull();
+    expect(reader.waiting()).toEqual([{ text: LIST.trim() }]);
+    input.end();
+  });
 });
