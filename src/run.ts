@@ -85,20 +85,19 @@ export async function run(input: RunInput): Promise<void> {
     startupFingerprint: fromSnapshot ? input.handover?.fingerprint : undefined,
   });
   try {
-    // A server that answers the handshake itself (no snapshot, or one recorded for another
-    // protocol version) records it for the next start.
-    const recorder =
-      config.http === null && !fromSnapshot
-        ? start.createSnapshotRecorder({ ...input, discovery, catalog })
-        : null;
     let handover = input.handover;
     if (answersHandshake && input.stdin) {
       const answers = start.composeHandshake(prepared.deps);
       handover = await answerHandshake(answers, input.stdin, process.stdout, stop.signal);
       // stdin ended or a signal came first: the answers given are out, nothing is left to do.
       if (handover === null) return;
-      if (handover.answered) recorder?.record(handover.answered);
     }
+    // A start that answers the handshake itself (no snapshot, or one recorded for another
+    // protocol version) records it for the next start.
+    const recorder =
+      config.http === null && !fromSnapshot
+        ? start.createSnapshotRecorder({ ...input, discovery, catalog }, handover?.answered)
+        : null;
     const waiting =
       handover?.answeredInitialize && input.stdin
         ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { InputLine, LineReader } from "../stdio/line-reader.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
-import type { RecordedHandshake } from "./record-handshake.ts";
+import type { AnsweredEarly } from "./record-handshake.ts";
 
 /** The answers to a plain handshake, as JSON text: a startup snapshot's, or this start's own. */
 export interface HandshakeAnswers {
@@ -21,8 +21,8 @@ export interface Handover {
   answeredInitialize: boolean;
   /** The fingerprint the answered tool list was built from. */
   fingerprint: string;
-  /** Both answers given, when the handshake ended with a `tools/list` answered here. */
-  answered: RecordedHandshake | null;
+  /** The answers given here, for the snapshot recorder; null when `initialize` was not answered. */
+  answered: AnsweredEarly | null;
 }
 
 /**
@@ -56,14 +56,11 @@ export function answerHandshake(
         replay,
         answeredInitialize: initialize !== null,
         fingerprint: answers.fingerprint,
-        answered:
-          initialize && toolsListResult !== null
-            ? {
-                protocolVersion: initialize.protocolVersion,
-                initializeResult: initialize.result,
-                toolsListResult,
-              }
-            : null,
+        answered: initialize && {
+          protocolVersion: initialize.protocolVersion,
+          initializeResult: initialize.result,
+          toolsListResult,
+        },
       });
     const onStop = () => finish(null);
     const answer = (id: string | number, result: string) => {

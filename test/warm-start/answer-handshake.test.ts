@@ -112,8 +112,11 @@ describe("the start-up answerer", () => {
     const { reader, written, handover } = answering(input, failing);
     const taken = await handover;
     expect(written).toEqual(['{"jsonrpc":"2.0","id":0,"result":{"init":true}}\n']);
-    expect(taken?.answeredInitialize).toBe(true);
-    expect(taken?.answered).toBeNull();
+    expect(taken?.answered).toEqual({
+      protocolVersion: "2025-06-18",
+      initializeResult: '{"init":true}',
+      toolsListResult: null,
+    });
     expect(reader.waiting()).toEqual([{ text: LIST.trim() }]);
     input.end();
   });

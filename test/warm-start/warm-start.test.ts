@@ -590,4 +590,35 @@ describe("a start without a snapshot: the handshake answered from its own catalo
     },
     TEST_TIMEOUT,
   );
+
+  test(
+    "records the snapshot when the client asks something else between initialize and tools/list",
+    async () => {
+      const lines = [
+        initializeLine(0, "2025-06-18"),
+        `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/list" })}\n`,
+        `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`,
+      ].join("");
+      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+      let init: Message;
+      let list: Message;
+      try {
+        await server.write(lines);
+        init = await server.waitFor("initialize answer", (m) => m.id === 0);
+        list = await server.waitFor("tools/list answer", (m) => m.id === 2);
+        expect(await server.close()).toBe(0);
+      } finally {
+        await server.close();
+      }
+      // initialize was answered before the SDK loaded, tools/list by the SDK: both recorded.
+      expect((await snapshotFiles(cacheDir)).length).toBe(1);
+      await markSnapshotsHere();
+      const next = await session({ protocolVersion: "2025-06-18" });
+      expect(next.init).toEqual(init);
+      expect(marked(next.list)).toBe(true);
+      expect(tools(next.list).length).toBe(tools(list).length);
+    },
+    TEST_TIMEOUT,
+  );
 });
