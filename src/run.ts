@@ -61,7 +61,7 @@ export async function run(input: RunInput): Promise<void> {
   // A plain handshake that no snapshot answered is answered from this start's catalog before
   // the MCP SDK is loaded. Any other first line is the SDK's to answer: it loads (building its
   // zod schemas) while Python runs, and checks the lines that came first.
-  const fromSnapshot = input.handover?.answeredInitialize === true;
+  const fromSnapshot = Boolean(input.handover?.answered);
   const answersHandshake =
     input.stdin !== null && !fromSnapshot && opensPlainHandshake(input.stdin.waiting());
   const serveModule = fromCache || answersHandshake ? null : await import("./server/serve.ts");
@@ -99,7 +99,7 @@ export async function run(input: RunInput): Promise<void> {
         ? start.createSnapshotRecorder({ ...input, discovery, catalog }, handover?.answered)
         : null;
     const waiting =
-      handover?.answeredInitialize && input.stdin
+      handover?.answered && input.stdin
         ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())
         : null;
     // Their way to conda's spawn is all microtasks: let it run before the import blocks.

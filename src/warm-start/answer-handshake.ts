@@ -17,11 +17,12 @@ export interface HandshakeAnswers {
 export interface Handover {
   /** Messages already handled (answered, or notifications), for the full server to replay. */
   replay: unknown[];
-  /** Whether `initialize` was answered here; if not, the full server answers it. */
-  answeredInitialize: boolean;
   /** The fingerprint the answered tool list was built from. */
   fingerprint: string;
-  /** The answers given here, for the snapshot recorder; null when `initialize` was not answered. */
+  /**
+   * The answers given here (for the snapshot recorder); null when `initialize` was not answered
+   * here, and the full server answers it.
+   */
   answered: AnsweredEarly | null;
 }
 
@@ -54,7 +55,6 @@ export function answerHandshake(
     const handOver = () =>
       finish({
         replay,
-        answeredInitialize: initialize !== null,
         fingerprint: answers.fingerprint,
         answered: initialize && {
           protocolVersion: initialize.protocolVersion,
