@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { CondaMcpError } from "../errors.ts";
 import { definedEnv } from "../execute/defined-env.ts";
@@ -48,7 +48,7 @@ export async function resolvePython(
     condaArgv: [condaExe],
     pythonMs: 0,
   });
-  const launchedByCondaExe = env.CONDA_EXE ? await sameFile(env.CONDA_EXE, condaExe) : false;
+  const launchedByCondaExe = env.CONDA_EXE ? sameFile(env.CONDA_EXE, condaExe) : false;
 
   if (env._CE_M === "-m" && launchedByCondaExe) {
     return {
@@ -63,19 +63,19 @@ export async function resolvePython(
   if (!head) {
     throw new CondaMcpError("The conda executable could not be read.", "PYTHON_NOT_FOUND");
   }
-  const candidates = prefixPythonCandidates(await realpathOr(condaExe), platform);
+  const candidates = prefixPythonCandidates(realpathOr(condaExe), platform);
   const condaPythonExe =
-    launchedByCondaExe && env.CONDA_PYTHON_EXE && (await isFile(env.CONDA_PYTHON_EXE))
+    launchedByCondaExe && env.CONDA_PYTHON_EXE && isFile(env.CONDA_PYTHON_EXE)
       ? env.CONDA_PYTHON_EXE
       : null;
 
   const format = detectBinaryFormat(head);
   if (format) return fromNativeBinary(format, candidates, condaPythonExe, platform, found);
-  const fromShebang = await shebangPython(new TextDecoder().decode(head), options, found);
+  const fromShebang = shebangPython(new TextDecoder().decode(head), options, found);
   if (fromShebang) return fromShebang;
   if (condaPythonExe) return found(condaPythonExe, "conda-python-exe");
   for (const candidate of candidates) {
-    if (await isFile(candidate)) return found(candidate, "prefix");
+    if (isFile(candidate)) return found(candidate, "prefix");
   }
 
   return askShellHook(condaExe, options, found);
@@ -84,18 +84,18 @@ export async function resolvePython(
 type Found = (python: string, source: PythonSource) => ResolvedPython;
 
 /** A native conda binary: a Windows launcher for the prefix's python, or conda in a prefix. */
-async function fromNativeBinary(
+function fromNativeBinary(
   format: NonNullable<ReturnType<typeof detectBinaryFormat>>,
   candidates: string[],
   condaPythonExe: string | null,
   platform: NodeJS.Platform,
   found: Found,
-): Promise<ResolvedPython> {
+): ResolvedPython {
   // Windows: Scripts\conda.exe is a launcher for <prefix>\python.exe. Elsewhere a native
   // conda is standalone unless it sits in a real conda prefix.
   const launcher = format === "pe" || platform === "win32";
   for (const candidate of candidates) {
-    if (!(await isFile(candidate))) continue;
+    if (!isFile(candidate)) continue;
     if (launcher) return found(candidate, "windows-launcher");
     const prefix = path.dirname(path.dirname(candidate));
     if (isDirectory(path.join(prefix, "conda-meta"))) return found(candidate, "prefix");
@@ -110,17 +110,17 @@ async function fromNativeBinary(
 }
 
 /** The interpreter a script's `#!` line names, when it exists. */
-async function shebangPython(
+function shebangPython(
   head: string,
   options: ResolvePythonOptions,
   found: Found,
-): Promise<ResolvedPython | null> {
+): ResolvedPython | null {
   const { env, platform } = options;
   const shebang = parseShebang(head);
-  if (shebang?.kind === "direct" && (await isFile(shebang.interpreter))) {
+  if (shebang?.kind === "direct" && isFile(shebang.interpreter)) {
     return found(shebang.interpreter, "shebang");
   }
-  if (shebang?.kind === "sh-trampoline" && (await isFile(shebang.interpreter))) {
+  if (shebang?.kind === "sh-trampoline" && isFile(shebang.interpreter)) {
     return found(shebang.interpreter, "sh-trampoline");
   }
   if (shebang?.kind === "env") {
@@ -131,7 +131,7 @@ async function shebangPython(
           pathExt: env.PATHEXT,
           platform,
         });
-    if (program && (await isFile(program))) return found(program, "env-shebang");
+    if (program && isFile(program)) return found(program, "env-shebang");
   }
 
   return null;
@@ -150,7 +150,7 @@ async function askShellHook(
   );
   const match = /^export CONDA_PYTHON_EXE=(?:'([^']*)'|"([^"]*)"|(\S+))/m.exec(hook.stdout);
   const hookPython = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
-  if (hook.exit_code === 0 && hookPython && (await isFile(hookPython))) {
+  if (hook.exit_code === 0 && hookPython && isFile(hookPython)) {
     return { ...found(hookPython, "shell-hook"), pythonMs: hook.duration_ms };
   }
   throw new CondaMcpError(
@@ -180,27 +180,29 @@ export function prefixPythonCandidates(condaRealPath: string, platform: NodeJS.P
   return [join(prefix, "bin", "python"), join(prefix, "bin", "python3")];
 }
 
-async function realpathOr(file: string): Promise<string> {
+// The few stats here are synchronous: each trip through fs/promises' thread pool would delay
+// conda's Python, which a cold start waits for, by a fraction of a millisecond.
+function realpathOr(file: string): string {
   try {
-    return await realpath(file);
+    return realpathSync(file);
   } catch {
     return file;
   }
 }
 
-async function sameFile(a: string, b: string): Promise<boolean> {
+function sameFile(a: string, b: string): boolean {
   if (a === b) return true;
   try {
-    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    const [x, y] = [statSync(a), statSync(b)];
     return x.dev === y.dev && x.ino === y.ino;
   } catch {
     return false;
   }
 }
 
-async function isFile(file: string): Promise<boolean> {
+function isFile(file: string): boolean {
   try {
-    return (await stat(file)).isFile();
+    return statSync(file).isFile();
   } catch {
     return false;
   }
