@@ -36,19 +36,26 @@ async function main(config: Config): Promise<void> {
     await runSetup(config, launch, { stdout: process.stdout, stderr: process.stderr });
     return;
   }
-  // Reading stdin starts at once, so its set-up overlaps validating the snapshot.
-  const stdin =
-    config.mode === "serve" && config.http === null ? new LineReader(process.stdin) : null;
-  const place = stdin ? snapshotPlace(config, VERSION, log) : null;
+  const onStdio = config.mode === "serve" && config.http === null;
+  const place = onStdio ? snapshotPlace(config, VERSION, log) : null;
   const snapshot = place ? readStartupSnapshot(place) : null;
+  // Setting up process.stdin takes about a millisecond: a start without a snapshot spends it
+  // once conda's Python is spawned (run.ts), not before.
+  let stdin: LineReader | null = null;
+  const openStdin = onStdio ? () => (stdin ??= new LineReader(process.stdin)) : null;
   let handover: Handover | null = null;
-  if (stdin && snapshot) {
+  if (openStdin && snapshot) {
     // While only the snapshot answers, SIGTERM and SIGINT simply end the process cleanly.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once("SIGTERM", onSignal);
     process.once("SIGINT", onSignal);
-    handover = await answerHandshake(snapshotAnswers(snapshot), stdin, process.stdout, stop.signal);
+    handover = await answerHandshake(
+      snapshotAnswers(snapshot),
+      openStdin(),
+      process.stdout,
+      stop.signal,
+    );
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
     if (handover === null) return;
@@ -58,7 +65,7 @@ async function main(config: Config): Promise<void> {
   const proven = snapshot && { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest };
   const found = place && { ...place.found, proven };
   const recordedCatalog = snapshot?.catalog ?? null;
-  await run({ config, version: VERSION, log, stdin, handover, found, recordedCatalog });
+  await run({ config, version: VERSION, log, openStdin, handover, found, recordedCatalog });
 }
 
 try {

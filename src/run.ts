@@ -14,8 +14,8 @@ interface RunInput {
   config: Config;
   version: string;
   log: (line: string) => void;
-  /** The stdin reader when serving on stdio. */
-  stdin: LineReader | null;
+  /** Opens the stdin reader (once) when serving on stdio; main.ts did if a snapshot answered. */
+  openStdin: (() => LineReader) | null;
   handover: Handover | null;
   /** The conda and catalog key the start already found, if it looked for a snapshot. */
   found: FoundConda | null;
@@ -57,17 +57,20 @@ export async function run(input: RunInput): Promise<void> {
       () => true,
     ),
   ]);
+  const stdin = input.openStdin?.() ?? null;
   const start = await loadServerStart();
-  // A plain handshake that no snapshot answered is answered from this start's catalog before
-  // the MCP SDK is loaded. Any other first line is the SDK's to answer: it loads (building its
-  // zod schemas) while Python runs, and checks the lines that came first.
+  // On stdio the first line decides, whenever it comes: a plain handshake that no snapshot
+  // answered is answered from this start's catalog before the MCP SDK is loaded, anything else
+  // is the SDK's to answer. When such a line came already, the SDK loads (building its zod
+  // schemas) while Python runs, and checks the lines that came.
   const fromSnapshot = Boolean(input.handover?.answered);
+  const early = stdin?.waiting() ?? [];
   const answersHandshake =
-    input.stdin !== null && !fromSnapshot && opensPlainHandshake(input.stdin.waiting());
+    stdin !== null && !fromSnapshot && (early.length === 0 || opensPlainHandshake(early));
   const serveModule = fromCache || answersHandshake ? null : await import("./server/serve.ts");
-  if (serveModule && input.stdin) {
+  if (serveModule && stdin) {
     const { checkInputLine } = await import("./stdio/stdio-line-transport.ts");
-    for (const line of input.stdin.waiting()) checkInputLine(line, input.stdin.maxLineBytes);
+    for (const line of stdin.waiting()) checkInputLine(line, stdin.maxLineBytes);
   }
   const { discovery, catalog } = await discovering;
   // SIGTERM and SIGINT end serving cleanly: running calls are aborted, their process trees are
@@ -86,9 +89,9 @@ export async function run(input: RunInput): Promise<void> {
   });
   try {
     let handover = input.handover;
-    if (answersHandshake && input.stdin) {
+    if (answersHandshake && stdin) {
       const answers = start.composeHandshake(prepared.deps);
-      handover = await answerHandshake(answers, input.stdin, process.stdout, stop.signal);
+      handover = await answerHandshake(answers, stdin, process.stdout, stop.signal);
       // stdin ended or a signal came first: the answers given are out, nothing is left to do.
       if (handover === null) return;
     }
@@ -99,13 +102,11 @@ export async function run(input: RunInput): Promise<void> {
         ? start.createSnapshotRecorder({ ...input, discovery, catalog }, handover?.answered)
         : null;
     const waiting =
-      handover?.answered && input.stdin
-        ? start.startWaitingCalls(prepared.deps, input.stdin.waiting())
-        : null;
+      handover?.answered && stdin ? start.startWaitingCalls(prepared.deps, stdin.waiting()) : null;
     // Their way to conda's spawn is all microtasks: let it run before the import blocks.
     if (waiting) await new Promise((resolve) => setImmediate(resolve));
     const { serve } = serveModule ?? (await import("./server/serve.ts"));
-    await serve({ ...input, handover, prepared, waiting, stop: stop.signal, recorder });
+    await serve({ ...input, stdin, handover, prepared, waiting, stop: stop.signal, recorder });
   } finally {
     // However serving ended, no call outlives it: every process tree is gone first.
     prepared.shutdown.abort();

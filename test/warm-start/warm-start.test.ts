@@ -592,6 +592,40 @@ describe("a start without a snapshot: the handshake answered from its own catalo
   );
 
   test(
+    "answers a handshake that comes only once the catalog is built, as one that came at once",
+    async () => {
+      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+      try {
+        // The catalog cache entry is written once discovery is done: only then does the client
+        // say anything. The first line decides whoever answers it, whenever it comes.
+        const deadline = Date.now() + TEST_TIMEOUT / 2;
+        const entries = async () =>
+          (await readdir(cacheDir).catch(() => [])).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+        while ((await entries()).length === 0) {
+          if (Date.now() > deadline) throw new Error("no catalog cache entry was written");
+          await Bun.sleep(20);
+        }
+        await server.write(
+          [
+            initializeLine(0, "2025-06-18"),
+            `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`,
+          ].join(""),
+        );
+        const list = await server.waitFor("tools/list answer", (m) => m.id === 1);
+        expect(toolNames(list)).toContain("conda_info");
+        // The start-up answerer's envelope: the result comes last (the SDK's puts it first).
+        const envelopes = server.lines().map((line) => line.slice(0, 12));
+        expect(envelopes).toEqual(['{"jsonrpc":"', '{"jsonrpc":"']);
+        expect(await server.close()).toBe(0);
+      } finally {
+        await server.close();
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "records the snapshot when the client asks something else between initialize and tools/list",
     async () => {
       const lines = [
