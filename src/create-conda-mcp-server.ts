@@ -91,6 +91,8 @@ export async function createCondaMcpServer(
     cwd: options.cwd ?? process.cwd(),
   });
   const { discovery, catalog } = await discoverCatalog(config, log);
+  // A fresh catalog cache entry is written while the server is made.
+  const stored = discovery.cache?.store();
   const prepared = prepareServer(
     {
       config,
@@ -110,7 +112,7 @@ export async function createCondaMcpServer(
       prepared.shutdown.abort();
       await prepared.settled();
       await server.close().catch(() => {});
-      await discovery.cache?.stored;
+      await stored;
     },
   };
 }

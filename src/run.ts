@@ -45,7 +45,7 @@ export async function run(input: RunInput): Promise<void> {
   if (config.mode === "catalog") {
     const discovered = await discovering;
     await printCatalog(config, discovered);
-    await discovered.discovery.cache?.stored;
+    await discovered.discovery.cache?.store();
     return;
   }
   // While conda's Python introspects, the modules that prepare serving load; from the cache
@@ -105,13 +105,15 @@ export async function run(input: RunInput): Promise<void> {
       handover?.answered && stdin ? start.startWaitingCalls(prepared.deps, stdin.waiting()) : null;
     // Their way to conda's spawn is all microtasks: let it run before the import blocks.
     if (waiting) await new Promise((resolve) => setImmediate(resolve));
+    // What this start answered itself is out: only now is a fresh catalog cache entry written.
+    void discovery.cache?.store();
     const { serve } = serveModule ?? (await import("./server/serve.ts"));
     await serve({ ...input, stdin, handover, prepared, waiting, stop: stop.signal, recorder });
   } finally {
     // However serving ended, no call outlives it: every process tree is gone first.
     prepared.shutdown.abort();
     await prepared.settled();
-    await discovery.cache?.stored;
+    await discovery.cache?.store();
   }
 }
 

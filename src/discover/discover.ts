@@ -53,15 +53,18 @@ export interface Discovery extends DiscoveredConda {
   /** Wall time spent in the target's Python; 0 when the catalog came from the cache. */
   pythonMs: number;
   /**
-   * The cache entry's key, the stamp that proves it current, the sha256 of the entry's text as
-   * stored (the text read, or a fresh entry's once written off the start-up's path; null when
-   * it could not be; never rejects), and whether it is the very entry the startup snapshot
-   * named (`proven`); null with `--no-cache`.
+   * The cache entry's key, the stamp that proves it current, `store()`, and whether it is the
+   * very entry the startup snapshot named (`proven`); null with `--no-cache`.
    */
   cache: {
     key: string;
     stamp: CacheStamp;
-    stored: Promise<string | null>;
+    /**
+     * Resolves with the sha256 of the entry's text as stored: the text read, or a fresh entry's,
+     * written at the first call so that the caller keeps it off its way to answering (null when
+     * it could not be written; never rejects).
+     */
+    store: () => Promise<string | null>;
     proven: boolean;
   } | null;
 }
@@ -97,7 +100,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
       return discovered(executable, restored, "cache", 0, {
         key,
         stamp,
-        stored: Promise.resolve(digest),
+        store: () => Promise.resolve(digest),
         proven,
       });
     }
@@ -106,14 +109,14 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const { fresh, pythonMs } = await introspectFresh(executable, options, env);
   if (!cache || !key) return discovered(executable, fresh, "introspection", pythonMs, null);
   const stamp = cacheStamp(cache, fresh);
-  // A macrotask later: even the entry's JSON text is made after the start-up's own work.
-  const stored = new Promise((resolve) => setImmediate(resolve)).then(() =>
-    writeCatalogCache(cache, key, fresh, stamp),
-  );
+  let stored: Promise<string | null> | null = null;
   return discovered(executable, fresh, "introspection", pythonMs, {
     key,
     stamp,
-    stored,
+    store: () => {
+      stored ??= writeCatalogCache(cache, key, fresh, stamp);
+      return stored;
+    },
     proven: false,
   });
 }

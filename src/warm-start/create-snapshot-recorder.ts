@@ -38,7 +38,7 @@ export function createSnapshotRecorder(
   if (place === null) return null;
   let written: Promise<void> = Promise.resolve();
   const observer = recordHandshake((handshake) => {
-    written = cache.stored.then((entryDigest) =>
+    written = cache.store().then((entryDigest) =>
       writeStartupSnapshot(place, {
         stamp: cache.stamp,
         entryDigest,

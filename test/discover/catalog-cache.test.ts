@@ -43,7 +43,8 @@ interface Counted {
   logs: string[];
   env: Record<string, string>;
   runs(): Promise<number>;
-  discover(overrides?: Partial<DiscoverOptions>): Promise<Discovery>;
+  /** Discovers, then (unless `store` is false) writes a fresh entry. */
+  discover(overrides?: Partial<DiscoverOptions>, store?: boolean): Promise<Discovery>;
   entries(): Promise<string[]>;
   cleanup(): Promise<void>;
 }
@@ -77,7 +78,7 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
       const text = await readFile(log, "utf8").catch(() => "");
       return text.split("\n").filter((line) => line === "run").length;
     },
-    discover: async (overrides = {}) => {
+    discover: async (overrides = {}, store = true) => {
       const discovery = await discover({
         env,
         platform: process.platform,
@@ -87,7 +88,7 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
         log: (line) => logs.push(line),
         ...overrides,
       });
-      await discovery.cache?.stored;
+      if (store) await discovery.cache?.store();
       return discovery;
     },
     entries: async () => (await readdir(cacheDir).catch(() => [] as string[])).sort(),
@@ -123,7 +124,9 @@ function plain(discovery: Discovery, changes: { pythonMs?: number; source?: stri
     ...installation
   } = discovery.installation;
   const { pythonMs = discovery.pythonMs, source = installation.source } = changes;
-  return { ...discovery, pythonMs, installation: { ...installation, source } };
+  // A function compares by identity: what store() resolves with is checked on its own.
+  const cache = discovery.cache && { ...discovery.cache, store: null };
+  return { ...discovery, cache, pythonMs, installation: { ...installation, source } };
 }
 
 const commands = (discovery: Discovery) => discovery.tree.subcommands.map((sub) => sub.command);
@@ -322,13 +325,13 @@ describe("a changed conda is never served a stale catalog", () => {
     "only the very text a snapshot's digest names skips the entry's schema (not its kind); changed text is checked",
     withConda({}, async (conda) => {
       const cold = await conda.discover();
-      const { key, stamp, stored } = cacheOf(cold);
+      const { key, stamp, store } = cacheOf(cold);
       const file = join(conda.cacheDir, `${key}.json`);
       const text = await readFile(file, "utf8");
       // What the write reported and what a read reports are the digest of the text on disk.
       const digest = new Bun.CryptoHasher("sha256").update(text).digest("hex");
-      expect(await stored).toBe(digest);
-      expect(await (await conda.discover()).cache?.stored).toBe(digest);
+      expect(await store()).toBe(digest);
+      expect(await (await conda.discover()).cache?.store()).toBe(digest);
       const found = { executable: cold.installation.executable, catalogKey: key };
       const proven = { stamp, entryDigest: digest };
       // A field the schema refuses, as corruption would leave it: the digest no longer matches.
@@ -560,6 +563,24 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
 });
 
 describe("writing the cache", () => {
+  test(
+    "a fresh entry is written at the first store(), which the start calls off its way to answering",
+    withConda({}, async (conda) => {
+      const cold = await conda.discover({}, false);
+      expect(cold.installation.source).toBe("introspection");
+      expect(await conda.entries()).toEqual([]);
+      const { key, store } = cacheOf(cold);
+      const digest = await store();
+      expect(await conda.entries()).toEqual([`${key}.json`]);
+      const text = await readFile(join(conda.cacheDir, `${key}.json`), "utf8");
+      expect(digest).toBe(new Bun.CryptoHasher("sha256").update(text).digest("hex"));
+      // Later calls share the first write.
+      expect(store()).toBe(store());
+      expect(await store()).toBe(digest);
+    }),
+    TEST_TIMEOUT,
+  );
+
   test(
     "cacheDir null never reads or writes the cache",
     withConda({}, async (conda) => {

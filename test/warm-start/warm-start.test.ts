@@ -594,17 +594,11 @@ describe("a start without a snapshot: the handshake answered from its own catalo
   test(
     "answers a handshake that comes only once the catalog is built, as one that came at once",
     async () => {
-      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env, cache: true });
+      const server = spawnRawServer({ conda: fixture.condaExe, env: fixture.env });
       try {
-        // The catalog cache entry is written once discovery is done: only then does the client
-        // say anything. The first line decides whoever answers it, whenever it comes.
-        const deadline = Date.now() + TEST_TIMEOUT / 2;
-        const entries = async () =>
-          (await readdir(cacheDir).catch(() => [])).filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
-        while ((await entries()).length === 0) {
-          if (Date.now() > deadline) throw new Error("no catalog cache entry was written");
-          await Bun.sleep(20);
-        }
+        // The client says nothing until long after the catalog is built (the fixture's
+        // discovery takes a fraction of this): the first line decides, whenever it comes.
+        await Bun.sleep(1500);
         await server.write(
           [
             initializeLine(0, "2025-06-18"),
