@@ -9,13 +9,12 @@ import {
   readCatalogCache,
   writeCatalogCache,
 } from "./catalog-cache.ts";
-import { computeFingerprint, watchFingerprint } from "./compute-fingerprint.ts";
-import { expandDocument } from "./expand-document.ts";
+import { computeFingerprint } from "./compute-fingerprint.ts";
+import { discoveredConda } from "./discovered-conda.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
 import { resolvePython } from "./resolve-python.ts";
-import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
 
 /** Options of {@link discover}. */
 export interface DiscoverOptions {
@@ -153,7 +152,7 @@ async function introspectFresh(
   return { fresh, pythonMs };
 }
 
-/** The tree and installation of a discovery, fresh or restored from the cache. */
+/** A discovery, fresh or restored from the cache. */
 function discovered(
   executable: string,
   found: CachedDiscovery,
@@ -161,29 +160,8 @@ function discovered(
   pythonMs: number,
   cache: Discovery["cache"],
 ): Discovery {
-  const payload = expandDocument(found.introspection);
-  const { python } = found;
-  const siteDirs = payload.site_dirs;
-  const condaVersion = payload.conda_version;
-  const installation: Installation = {
-    executable,
-    python,
-    condaArgv: found.condaArgv,
-    condaVersion,
-    rootPrefix: payload.root_prefix,
-    envsDirs: payload.envs_dirs,
-    siteDirs,
-    plugins: payload.external_plugins,
-    completionCacheDir: payload.completion?.cache_dir ?? null,
-    fingerprint: found.fingerprint,
-    currentFingerprint: watchFingerprint({ executable, python, siteDirs, condaVersion }),
-    currentPluginNames: () => scanCondaEntryPoints(siteDirs).flatMap((d) => d.entryPointNames),
-    source,
-  };
   return {
-    tree: payload.tree,
-    preParser: payload.pre_parser,
-    installation,
+    ...discoveredConda(executable, found, source),
     pythonSource: found.pythonSource,
     pythonMs,
     cache,

@@ -1,14 +1,10 @@
-import * as v from "valibot";
-import { describeFirstIssue } from "../describe-first-issue.ts";
 import { CondaMcpError } from "../errors.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
-import {
-  type IntrospectionDocument,
-  introspectionDocumentSchema,
-  introspectionFailureSchema,
-} from "../introspection-payload.ts";
+import type { IntrospectionDocument } from "../introspection-payload.ts";
+import { checkDocument } from "./check-document.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
+import { summarizeMessage } from "./summarize-message.ts";
 
 /** Options of {@link introspect}. */
 export interface IntrospectOptions {
@@ -20,7 +16,6 @@ export interface IntrospectOptions {
   onStarted?: () => void;
 }
 
-const SUMMARY_LENGTH = 200;
 // The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
@@ -68,27 +63,7 @@ export async function introspect(
       "INTROSPECTION_FAILED",
     );
   }
-  const failure = v.safeParse(introspectionFailureSchema, document);
-  if (failure.success) {
-    const { code, message } = failure.output.error;
-    throw new CondaMcpError(
-      `Could not read conda's commands: ${summarize(message)}`,
-      code === "UNSUPPORTED_CONDA" ? "UNSUPPORTED_CONDA" : "INTROSPECTION_FAILED",
-    );
-  }
-  const result = v.safeParse(introspectionDocumentSchema, document);
-  if (!result.success) {
-    throw new CondaMcpError(
-      `The introspection document is malformed: ${describeFirstIssue(result.issues)}.`,
-      "INTROSPECTION_FAILED",
-    );
-  }
-  return result.output;
-}
-
-function summarize(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > SUMMARY_LENGTH ? `${flat.slice(0, SUMMARY_LENGTH - 1)}…` : flat;
+  return checkDocument(document);
 }
 
 function lastLine(stderr: string): string {
@@ -97,5 +72,5 @@ function lastLine(stderr: string): string {
     .map((l) => l.trim())
     .filter((l) => l.length > 0)
     .pop();
-  return line ? `: ${summarize(line)}` : ".";
+  return line ? `: ${summarizeMessage(line)}` : ".";
 }
