@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Catalog } from "./catalog/catalog-types.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
@@ -59,6 +60,15 @@ export async function run(input: RunInput): Promise<void> {
   ]);
   const stdin = input.openStdin?.() ?? null;
   const start = await loadServerStart();
+  // While Python runs, what this start does once it answers runs once on a small recorded
+  // document, so that it runs warm then. With one core, that would only slow Python down.
+  if (!fromCache && availableParallelism() > 1) {
+    try {
+      start.rehearseStart(config, input.version);
+    } catch (error) {
+      log(`the start-up rehearsal failed, which only costs speed: ${String(error)}`);
+    }
+  }
   // On stdio the first line decides, whenever it comes: a plain handshake that no snapshot
   // answered is answered from this start's catalog before the MCP SDK is loaded, anything else
   // is the SDK's to answer. When such a line came already, the SDK loads (building its zod
@@ -127,17 +137,20 @@ async function loadServerStart() {
     { startWaitingCalls },
     { createSnapshotRecorder },
     { composeHandshake },
+    { rehearseStart },
   ] = await Promise.all([
     import("./server/prepare-server.ts"),
     import("./server/start-waiting-calls.ts"),
     import("./warm-start/create-snapshot-recorder.ts"),
     import("./warm-start/compose-handshake.ts"),
+    import("./warm-start/rehearse-start.ts"),
   ]);
   return {
     prepareServer,
     startWaitingCalls,
     createSnapshotRecorder,
     composeHandshake,
+    rehearseStart,
   };
 }
 

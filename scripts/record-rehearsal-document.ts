@@ -1,0 +1,72 @@
+// Records the small introspection document a cold start rehearses on while conda's Python runs
+// (src/warm-start/rehearse-start.ts): a real conda's document cut down to a few commands that
+// between them have most kinds of argument, with the installation's paths made neutral.
+//
+//   bun scripts/record-rehearsal-document.ts --conda PATH [--out FILE]
+//
+// Record it again when the introspection document's format changes (its test then fails).
+
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { introspect } from "../src/discover/introspect.ts";
+import { resolvePython } from "../src/discover/resolve-python.ts";
+import type { IndexedParser, IntrospectionDocument } from "../src/introspection-payload.ts";
+import { scriptOptions } from "./script-options.ts";
+
+const USAGE = "usage: bun scripts/record-rehearsal-document.ts --conda PATH [--out FILE]";
+// Options of most kinds with choices and exclusive groups (config), a greedy remainder (run),
+// and a command four parsers deep with positionals (env config vars set).
+const COMMANDS = [["config"], ["run"], ["env", "config", "vars", "set"]];
+const ROOT_PREFIX = "/opt/conda";
+const HOME = "/home/user";
+const TIMEOUT_MS = 120_000;
+
+let conda: string | null = null;
+let out = new URL("../src/warm-start/rehearsal-document.json", import.meta.url).pathname;
+for (const option of scriptOptions(process.argv.slice(2), USAGE)) {
+  if (option.name === "--conda") conda = option.value();
+  else if (option.name === "--out") out = option.value();
+  else throw new Error(`unknown argument ${option.arg}; ${USAGE}`);
+}
+if (conda === null) throw new Error(USAGE);
+
+const host = { env: process.env, platform: process.platform, timeoutMs: TIMEOUT_MS };
+const { python } = await resolvePython(conda, host);
+const document = await introspect(python, host);
+await Bun.write(out, `${neutralText(cutDown(document), document)}\n`);
+console.log(`wrote ${out} from conda ${document.conda_version}`);
+
+/** The document with only the parsers on the way to COMMANDS, their actions renumbered. */
+function cutDown(full: IntrospectionDocument): IntrospectionDocument {
+  const onTheWay = (parser: IndexedParser) =>
+    COMMANDS.some((path) => parser.path.every((word, i) => path[i] === word));
+  const kept: number[] = [];
+  const renumber = new Map<number, number>();
+  const keep = (parser: IndexedParser): IndexedParser => ({
+    ...parser,
+    actions: parser.actions.map((index) => {
+      if (!renumber.has(index)) renumber.set(index, kept.push(index) - 1);
+      return renumber.get(index) as number;
+    }),
+    subcommands: parser.subcommands.filter(onTheWay).map(keep),
+  });
+  const tree = keep(full.tree);
+  return { ...full, tree, actions: kept.map((index) => full.actions[index] as never) };
+}
+
+/** The document's text with this machine's installation paths replaced by neutral ones. */
+function neutralText(cut: IntrospectionDocument, full: IntrospectionDocument): string {
+  const [major, minor] = full.python_version.split(".");
+  const neutral = {
+    ...cut,
+    python_executable: join(ROOT_PREFIX, "bin", "python"),
+    site_dirs: [join(ROOT_PREFIX, "lib", `python${major}.${minor}`, "site-packages")],
+  };
+  // The longer path first: either may hold the other.
+  const paths: [string, string][] = [
+    [full.root_prefix, ROOT_PREFIX],
+    [process.env.HOME ?? homedir(), HOME],
+  ];
+  paths.sort(([a], [b]) => b.length - a.length);
+  return paths.reduce((text, [path, to]) => text.replaceAll(path, to), JSON.stringify(neutral));
+}

@@ -1,0 +1,49 @@
+import { buildCatalog } from "../catalog/build-catalog.ts";
+import { credentialValues } from "../catalog/credential-values.ts";
+import type { Config } from "../config.ts";
+import { checkDocument } from "../discover/check-document.ts";
+import { discoveredConda } from "../discover/discovered-conda.ts";
+import { prepareServer } from "../server/prepare-server.ts";
+import { composeHandshake } from "./compose-handshake.ts";
+import { PROTOCOL_VERSIONS } from "./handshake-shapes.ts";
+import recorded from "./rehearsal-document.json" with { type: "json" };
+
+/**
+ * Runs what a cold start does once conda's Python has answered (check the document, build the
+ * catalog, prepare the server, compose the handshake answers) on a small recorded document
+ * (scripts/record-rehearsal-document.ts), while that Python runs. Code runs several times slower
+ * the first time than after (its bytecode linked, its caches filled): the start pays that here,
+ * on another core, instead of on its way to answering. Nothing is kept, nothing is run, no file
+ * is touched. Returns the `tools/list` result it composed.
+ */
+export function rehearseStart(config: Config, version: string): string {
+  const document = checkDocument(recorded);
+  const executable = `${document.root_prefix}/bin/conda`;
+  const conda = discoveredConda(
+    executable,
+    {
+      python: document.python_executable,
+      pythonSource: "shebang",
+      condaArgv: [executable],
+      introspection: document,
+      fingerprint: "",
+    },
+    "introspection",
+  );
+  const catalog = buildCatalog(conda.tree, {
+    secretValues: credentialValues(config.env),
+    preParser: conda.preParser,
+  });
+  // Without --tools: the tools it names need not be among the rehearsal's.
+  const prepared = prepareServer({
+    config: { ...config, tools: null },
+    conda,
+    catalog,
+    version,
+    log: () => {},
+    handshakeSource: "server",
+  });
+  const answers = composeHandshake(prepared.deps);
+  answers.initializeResult(PROTOCOL_VERSIONS[0] as string);
+  return answers.toolsListResult();
+}
