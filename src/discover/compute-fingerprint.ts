@@ -1,8 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import * as v from "valibot";
-import { listDir } from "../list-dir.ts";
 import { sha256Hex } from "../sha256-hex.ts";
-import { scanCondaEntryPoints } from "./scan-conda-entry-points.ts";
+import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
 
 /** Inputs of {@link computeFingerprint}, all known after discovery (stored in cache stamps). */
 export const fingerprintInputSchema = v.object({
@@ -14,18 +13,20 @@ export const fingerprintInputSchema = v.object({
 });
 export type FingerprintInput = v.InferOutput<typeof fingerprintInputSchema>;
 
-const CONDA_DIST_INFO = /^conda-([^-]+)\.dist-info$/;
-
 /**
  * A sha256 hex digest of what decides conda's command tree: conda's version, the conda plugin
  * distributions with their versions and entry points, and the real path, size and mtime of
  * the executable and the interpreter. No Python runs: a few stats, readdirs and small reads
- * (synchronous, see scanCondaEntryPoints); after each conda call, see watchFingerprint.
+ * (synchronous, see scanCondaEntryPoints); after each conda call, see watchFingerprint. `site`
+ * is what readSiteFacts reads in `input.siteDirs`, when the caller has read it already.
  */
-export function computeFingerprint(input: FingerprintInput): string {
+export function computeFingerprint(
+  input: FingerprintInput,
+  site: SiteFacts = readSiteFacts(input.siteDirs),
+): string {
   const material = JSON.stringify({
-    conda: condaDistVersion(input.siteDirs) ?? input.condaVersion,
-    plugins: scanCondaEntryPoints(input.siteDirs),
+    conda: site.condaDist ?? input.condaVersion,
+    plugins: site.plugins,
     executable: fileIdentity(input.executable),
     python: fileIdentity(input.python),
   });
@@ -74,17 +75,6 @@ function mtimeOf(path: string): number | null {
   } catch {
     return null;
   }
-}
-
-function condaDistVersion(siteDirs: readonly string[]): string | null {
-  for (const dir of siteDirs) {
-    const entries = listDir(dir);
-    for (const entry of entries) {
-      const match = CONDA_DIST_INFO.exec(entry);
-      if (match?.[1]) return match[1];
-    }
-  }
-  return null;
 }
 
 /** The real path, size and mtime of a file (`<path>:missing` when it cannot be read). */

@@ -14,6 +14,7 @@ import { discoveredConda } from "./discovered-conda.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import { introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
+import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
 import { resolvePython } from "./resolve-python.ts";
 
 /** Options of {@link discover}. */
@@ -130,26 +131,33 @@ async function introspectFresh(
   const which = options.which ? { which: options.which } : {};
   const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
   const started = performance.now();
+  // What the site folders hold is read while Python builds conda's parser.
+  const early: { siteDirs: string[]; site: SiteFacts }[] = [];
   const introspection = await introspect(resolved.python, {
     env,
     platform,
     timeoutMs,
     onStarted: options.onPythonStarted,
+    onSiteDirs: (siteDirs) => early.push({ siteDirs, site: readSiteFacts(siteDirs) }),
   });
   const pythonMs = resolved.pythonMs + performance.now() - started;
+  const siteDirs = introspection.site_dirs;
+  const site = early.find((read) => sameList(read.siteDirs, siteDirs))?.site;
   const fresh: CachedDiscovery = {
     python: resolved.python,
     pythonSource: resolved.source,
     condaArgv: resolved.condaArgv,
     introspection,
-    fingerprint: computeFingerprint({
-      executable,
-      python: resolved.python,
-      siteDirs: introspection.site_dirs,
-      condaVersion: introspection.conda_version,
-    }),
+    fingerprint: computeFingerprint(
+      { executable, python: resolved.python, siteDirs, condaVersion: introspection.conda_version },
+      site,
+    ),
   };
   return { fresh, pythonMs };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** A discovery, fresh or restored from the cache. */

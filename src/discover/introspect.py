@@ -633,6 +633,10 @@ def main():
     document_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    # The site folders first, on a line of their own: the server reads what they hold while
+    # conda's parser is built (the document's own list, made last, decides).
+    head = json.dumps({"site_dirs": site_dirs()}, ensure_ascii=True) + "\n"
+    write_all(document_fd, head.encode("ascii"))
     try:
         document = introspect()
     except Failure as failure:
@@ -649,6 +653,11 @@ def main():
     with os.fdopen(document_fd, "w", encoding="utf-8") as out:
         out.write(text)
         out.write("\n")
+
+
+def write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def exit_without_teardown():

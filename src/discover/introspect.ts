@@ -2,6 +2,9 @@ import { CondaMcpError } from "../errors.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
 import { runProcess } from "../execute/run-process.ts";
 import type { IntrospectionDocument } from "../introspection-payload.ts";
+import { isJsonObject } from "../is-json-object.ts";
+import { isStringList } from "../is-string-list.ts";
+import { parseJsonOutput } from "../result/parse-json-output.ts";
 import { checkDocument } from "./check-document.ts";
 import { INTROSPECT_SOURCE } from "./introspect-source.ts";
 import { summarizeMessage } from "./summarize-message.ts";
@@ -14,6 +17,11 @@ export interface IntrospectOptions {
   platform: NodeJS.Platform;
   /** Called once the target's Python is running, so the caller can do other work meanwhile. */
   onStarted?: () => void;
+  /**
+   * Called with the site folders Python reports before it imports conda, so the caller can read
+   * them meanwhile; the document's own `site_dirs`, listed last, may differ.
+   */
+  onSiteDirs?: (siteDirs: string[]) => void;
 }
 
 // The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
@@ -39,6 +47,7 @@ export async function introspect(
       platform: options.platform,
       timeoutMs: options.timeoutMs,
       maxOutputBytes: MAX_DOCUMENT_BYTES,
+      onStdout: options.onSiteDirs && firstLineReader(options.onSiteDirs),
     },
   );
   // runProcess spawns before its first await.
@@ -55,8 +64,7 @@ export async function introspect(
     );
   }
 
-  // runProcess has parsed stdout when it is exactly one JSON document.
-  const document = run.parsed_json;
+  const document = documentOf(run.stdout, run.stdout_truncated);
   if (document === null) {
     throw new CondaMcpError(
       `conda's Python printed no introspection document (exit code ${run.exit_code})${lastLine(run.stderr)}`,
@@ -64,6 +72,39 @@ export async function introspect(
     );
   }
   return checkDocument(document);
+}
+
+/** Passes on the site folders of stdout's first line, once it is complete. */
+function firstLineReader(onSiteDirs: (siteDirs: string[]) => void) {
+  const decoder = new TextDecoder();
+  let head: string | null = "";
+  return (chunk: Uint8Array) => {
+    if (head === null) return;
+    head += decoder.decode(chunk, { stream: true });
+    const end = head.indexOf("\n");
+    if (end === -1) return;
+    const line = head.slice(0, end);
+    head = null;
+    const siteDirs = parseOr(line)?.site_dirs;
+    if (isStringList(siteDirs)) onSiteDirs(siteDirs);
+  };
+}
+
+/** The document stdout holds after the site folders' line (which has no `ok`), or null. */
+function documentOf(stdout: string, truncated: boolean): unknown {
+  const end = stdout.indexOf("\n");
+  const head = end === -1 ? null : parseOr(stdout.slice(0, end));
+  const rest = head !== null && !("ok" in head) ? stdout.slice(end + 1) : stdout;
+  return parseJsonOutput(rest, truncated);
+}
+
+function parseOr(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 function lastLine(stderr: string): string {

@@ -38,6 +38,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   onHeartbeat?: (heartbeat: Heartbeat) => void;
   heartbeatMs?: number;
+  /** Sees each stdout chunk as it arrives (before a dropped one is released: copy to keep). */
+  onStdout?: (chunk: Uint8Array) => void;
 }
 
 /** Default time between SIGTERM and SIGKILL. */
@@ -76,10 +78,7 @@ export async function runProcess(
   }
   const child = spawned;
 
-  const { stdout, stderr, lastChunkAt, lastStderrLine } = readOutputs(
-    child,
-    options.maxOutputBytes,
-  );
+  const { stdout, stderr, lastChunkAt, lastStderrLine } = readOutputs(child, options);
 
   const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   const stop = stopper(hasExited);
@@ -136,13 +135,14 @@ function stopper(hasExited: () => boolean) {
 }
 
 /** Reads both pipes, capped, noting when output last came and stderr's latest line. */
-function readOutputs(child: Child, maxBytes: number) {
+function readOutputs(child: Child, options: RunOptions) {
   let lastChunkAt = performance.now();
   const tracker = createLastLineTracker();
-  const stdout = readCapped(child.stdout, maxBytes, () => {
+  const stdout = readCapped(child.stdout, options.maxOutputBytes, (chunk) => {
     lastChunkAt = performance.now();
+    options.onStdout?.(chunk);
   });
-  const stderr = readCapped(child.stderr, maxBytes, (chunk) => {
+  const stderr = readCapped(child.stderr, options.maxOutputBytes, (chunk) => {
     lastChunkAt = performance.now();
     tracker.push(chunk);
   });

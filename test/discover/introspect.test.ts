@@ -11,6 +11,7 @@ import { loadReferenceTree } from "../support/reference-tree.ts";
 const TIMEOUT = 30_000;
 let fixture: FixtureConda;
 let result: IntrospectionResult;
+const reportedFirst: string[][] = [];
 
 beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2", withBrokenPlugin: true });
@@ -19,6 +20,7 @@ beforeAll(async () => {
       env: fixture.env,
       timeoutMs: TIMEOUT,
       platform: process.platform,
+      onSiteDirs: (siteDirs) => reportedFirst.push(siteDirs),
     }),
   );
 });
@@ -53,6 +55,10 @@ describe("introspecting the fixture conda", () => {
     expect(result.conda_version).toBe("26.7.0");
     expect(result.python_executable).toBe(fixture.python);
     expect(result.site_dirs).toContain(fixture.sitePackages);
+  });
+
+  test("reports the site dirs first, on a line of their own, as the document lists them", () => {
+    expect(reportedFirst).toEqual([result.site_dirs]);
   });
 
   test("reports the root prefix and envs dirs the disaster guards need", () => {
