@@ -26,6 +26,7 @@ export interface IntrospectOptions {
 
 // The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+const MAX_HEAD_CHARS = 1024 * 1024;
 
 /**
  * Run the embedded introspection script with the target's Python (`python -B -`, the source
@@ -82,7 +83,11 @@ function firstLineReader(onSiteDirs: (siteDirs: string[]) => void) {
     if (head === null) return;
     head += decoder.decode(chunk, { stream: true });
     const end = head.indexOf("\n");
-    if (end === -1) return;
+    if (end === -1) {
+      // The site folders' line is short: a longer one is some other output, not read twice.
+      if (head.length > MAX_HEAD_CHARS) head = null;
+      return;
+    }
     const line = head.slice(0, end);
     head = null;
     const siteDirs = parseOr(line)?.site_dirs;
