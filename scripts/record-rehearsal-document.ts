@@ -62,10 +62,12 @@ function neutralText(cut: IntrospectionDocument, full: IntrospectionDocument): s
     python_executable: join(ROOT_PREFIX, "bin", "python"),
     site_dirs: [join(ROOT_PREFIX, "lib", `python${major}.${minor}`, "site-packages")],
   };
-  // The longer path first: either may hold the other.
+  // The longer path first: one may hold another. Defaults such as `run --cwd` name the folder
+  // the recording ran in.
   const paths: [string, string][] = [
     [full.root_prefix, ROOT_PREFIX],
     [process.env.HOME ?? homedir(), HOME],
+    [process.cwd(), HOME],
   ];
   paths.sort(([a], [b]) => b.length - a.length);
   return paths.reduce((text, [path, to]) => text.replaceAll(path, to), JSON.stringify(neutral));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config.ts";
@@ -42,6 +42,7 @@ describe("the start-up rehearsal", () => {
     const text = JSON.stringify(recorded);
     expect(text).not.toContain("/tmp/");
     if (homedir().length > 1) expect(text).not.toContain(homedir());
+    expect(text).not.toContain(process.cwd());
     expect(document.tree.subcommands.map((parser) => parser.command)).toEqual([
       "config",
       "env",
@@ -71,7 +72,11 @@ describeRealConda("recording the rehearsal document", () => {
   test("records from a real conda a document of neutral paths that the rehearsal accepts", async () => {
     const { condaExe, env, root, home: condaHome } = sandbox();
     const out = join(root, "rehearsal-document.json");
+    // Run in a folder of its own: conda's `run --cwd` defaults to it.
+    const cwd = join(root, "recording-folder");
+    await mkdir(cwd);
     const proc = Bun.spawn([process.execPath, RECORD_SCRIPT, "--conda", condaExe, "--out", out], {
+      cwd,
       env,
       stdout: "pipe",
       stderr: "pipe",
@@ -80,6 +85,7 @@ describeRealConda("recording the rehearsal document", () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const text = await readFile(out, "utf8");
     expect(text).not.toContain(condaHome);
+    expect(text).not.toContain(cwd);
     expect(text).not.toContain(sandbox().discovery.installation.rootPrefix);
     const document = checkDocument(JSON.parse(text));
     expect(document.root_prefix).toBe("/opt/conda");
