@@ -599,14 +599,7 @@ describe("a start without a snapshot: the handshake answered from its own catalo
         // The client says nothing until long after the catalog is built (the fixture's
         // discovery takes a fraction of this): the first line decides, whenever it comes.
         await Bun.sleep(1500);
-        await server.write(
-          [
-            initializeLine(0, "2025-06-18"),
-            `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
-            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`,
-          ].join(""),
-        );
-        const list = await server.waitFor("tools/list answer", (m) => m.id === 1);
+        const { list } = await handshake(server, "2025-06-18");
         expect(toolNames(list)).toContain("conda_info");
         // The start-up answerer's envelope: the result comes last (the SDK's puts it first).
         const envelopes = server.lines().map((line) => line.slice(0, 12));
