@@ -1,6 +1,7 @@
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { isJsonObject } from "../is-json-object.ts";
 import type { InputLine } from "../stdio/line-reader.ts";
+import { parseInputLine } from "../stdio/parse-input-line.ts";
 import {
   cancelledRequestId,
   type PlainToolsCall,
@@ -37,12 +38,8 @@ export function startWaitingCalls(
   lines: readonly InputLine[],
 ): WaitingCalls | null {
   const messages = lines.flatMap((line) => {
-    if ("oversized" in line) return [];
-    try {
-      return [JSON.parse(line.text) as unknown];
-    } catch {
-      return [];
-    }
+    const parsed = parseInputLine(line);
+    return parsed ? [parsed.message] : [];
   });
   const cancelled = new Set(messages.map(cancelledRequestId).filter((id) => id !== null));
   const uses = new Map<unknown, number>();

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { InputLine, LineReader } from "../stdio/line-reader.ts";
+import { parseInputLine } from "../stdio/parse-input-line.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
 import type { AnsweredEarly } from "./record-handshake.ts";
 
@@ -132,13 +133,9 @@ function handshakeStep(
   answers: HandshakeAnswers,
   initialized: boolean,
 ): Step | null {
-  if ("oversized" in line) return null;
-  let message: unknown;
-  try {
-    message = JSON.parse(line.text);
-  } catch {
-    return null;
-  }
+  const parsed = parseInputLine(line);
+  if (parsed === null) return null;
+  const { message } = parsed;
   const initialize = initialized ? null : plainInitialize(message);
   const result = initialize && answers.initializeResult(initialize.protocolVersion);
   if (initialize && result) {

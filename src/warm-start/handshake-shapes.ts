@@ -1,5 +1,6 @@
 import { isJsonObject } from "../is-json-object.ts";
 import type { InputLine } from "../stdio/line-reader.ts";
+import { parseInputLine } from "../stdio/parse-input-line.ts";
 
 /** A request id as JSON-RPC carries it. */
 export type RequestId = string | number;
@@ -113,15 +114,9 @@ export const PROTOCOL_VERSIONS: readonly string[] = [
 
 /** Whether `lines` begin with a plain `initialize` asking for a protocol version the SDK accepts. */
 export function opensPlainHandshake(lines: readonly InputLine[]): boolean {
-  const first = lines[0];
-  if (first === undefined || "oversized" in first) return false;
-  let message: unknown;
-  try {
-    message = JSON.parse(first.text);
-  } catch {
-    return false;
-  }
-  const initialize = plainInitialize(message);
+  const first = lines[0] && parseInputLine(lines[0]);
+  if (!first) return false;
+  const initialize = plainInitialize(first.message);
   return initialize !== null && PROTOCOL_VERSIONS.includes(initialize.protocolVersion);
 }
 
