@@ -90,26 +90,17 @@ function firstLineReader(onSiteDirs: (siteDirs: string[]) => void) {
     }
     const line = head.slice(0, end);
     head = null;
-    const siteDirs = parseOr(line)?.site_dirs;
-    if (isStringList(siteDirs)) onSiteDirs(siteDirs);
+    const parsed = parseJsonOutput(line, false);
+    if (isJsonObject(parsed) && isStringList(parsed.site_dirs)) onSiteDirs(parsed.site_dirs);
   };
 }
 
 /** The document stdout holds after the site folders' line (which has no `ok`), or null. */
 function documentOf(stdout: string, truncated: boolean): unknown {
   const end = stdout.indexOf("\n");
-  const head = end === -1 ? null : parseOr(stdout.slice(0, end));
-  const rest = head !== null && !("ok" in head) ? stdout.slice(end + 1) : stdout;
+  const head = end === -1 ? null : parseJsonOutput(stdout.slice(0, end), false);
+  const rest = isJsonObject(head) && !("ok" in head) ? stdout.slice(end + 1) : stdout;
   return parseJsonOutput(rest, truncated);
-}
-
-function parseOr(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isJsonObject(value) ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 function lastLine(stderr: string): string {
