@@ -1,5 +1,6 @@
 import { CondaMcpError } from "../errors.ts";
 import { pythonScriptEnv } from "../execute/python-script-env.ts";
+import type { CappedText } from "../execute/read-capped.ts";
 import { runProcess } from "../execute/run-process.ts";
 import type { IntrospectionDocument } from "../introspection-payload.ts";
 import { isJsonObject } from "../is-json-object.ts";
@@ -37,6 +38,7 @@ export async function introspect(
   python: string,
   options: IntrospectOptions,
 ): Promise<IntrospectionDocument> {
+  const stdoutEnded = Promise.withResolvers<CappedText>();
   const running = runProcess(
     {
       command: python,
@@ -49,10 +51,16 @@ export async function introspect(
       timeoutMs: options.timeoutMs,
       maxOutputBytes: MAX_DOCUMENT_BYTES,
       onStdout: options.onSiteDirs && firstLineReader(options.onSiteDirs),
+      onStdoutEnd: stdoutEnded.resolve,
     },
   );
   // runProcess spawns before its first await.
   options.onStarted?.();
+  // A complete document is taken as soon as stdout ends: Python's exit, which frees the memory
+  // conda's modules took, comes some milliseconds later and is left to runProcess to see.
+  const ended = await Promise.race([stdoutEnded.promise, running.then(() => null)]);
+  const early = ended === null ? null : documentOf(ended.text, ended.truncated);
+  if (early !== null) return checkDocument(early);
   const run = await running;
   if (run.stop_reason === "not_started") {
     throw new CondaMcpError("Could not start conda's Python interpreter.", "INTROSPECTION_FAILED");

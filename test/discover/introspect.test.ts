@@ -5,6 +5,7 @@ import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
+import { isGone } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
@@ -438,6 +439,28 @@ describe("broken targets", () => {
     }
   });
 
+  test("the document is taken once stdout ends, without waiting for the interpreter to exit", async () => {
+    const lingering = join(broken.root, "lingering-python");
+    const pidFile = join(broken.root, "lingering-pid");
+    await writeFile(
+      lingering,
+      `#!/bin/sh\necho $$ > '${pidFile}'\n'${broken.python}' "$@"\nexec >&-\nsleep 60\n`,
+    );
+    await chmod(lingering, 0o755);
+    const document = await introspect(lingering, {
+      env: broken.env,
+      timeoutMs: TIMEOUT,
+      platform: process.platform,
+    });
+    const pid = Number(await Bun.file(pidFile).text());
+    try {
+      expect(document.conda_version).toBe("26.7.0");
+      expect(isGone(pid)).toBe(false);
+    } finally {
+      process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("an interpreter that prints nothing, or does not exist, is INTROSPECTION_FAILED", async () => {
     const silent = join(broken.root, "silent-python");
     await writeFile(silent, "#!/bin/sh\necho 'not python' >&2\nexit 3\n");
@@ -460,6 +483,8 @@ describe("broken targets", () => {
   });
 
   afterAll(async () => {
-    await rm(join(broken?.root ?? "/nonexistent", "silent-python"), { force: true });
+    for (const name of ["silent-python", "lingering-python", "lingering-pid"]) {
+      await rm(join(broken?.root ?? "/nonexistent", name), { force: true });
+    }
   });
 });
