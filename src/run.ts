@@ -59,6 +59,8 @@ export async function run(input: RunInput): Promise<void> {
     ),
   ]);
   const stdin = input.openStdin?.() ?? null;
+  // process.stdout is made on first use (about half a millisecond): now, while Python runs.
+  const stdout = stdin && process.stdout;
   const start = await loadServerStart();
   // While Python runs, what this start does once it answers runs once on a small recorded
   // document, so that it runs warm then. With one core, that would only slow Python down.
@@ -99,9 +101,9 @@ export async function run(input: RunInput): Promise<void> {
   });
   try {
     let handover = input.handover;
-    if (answersHandshake && stdin) {
+    if (answersHandshake && stdin && stdout) {
       const answers = start.composeHandshake(prepared.deps);
-      handover = await answerHandshake(answers, stdin, process.stdout, stop.signal);
+      handover = await answerHandshake(answers, stdin, stdout, stop.signal);
       // stdin ended or a signal came first: the answers given are out, nothing is left to do.
       if (handover === null) return;
     }
