@@ -28,6 +28,8 @@ export interface IntrospectOptions {
 // The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 const MAX_HEAD_CHARS = 1024 * 1024;
+// introspect.py ends the interpreter right after its document: it only has to free its memory.
+const EXIT_GRACE_MS = 1000;
 
 /**
  * Run the embedded introspection script with the target's Python (`python -B -`, the source
@@ -39,6 +41,7 @@ export async function introspect(
   options: IntrospectOptions,
 ): Promise<IntrospectionDocument> {
   const stdoutEnded = Promise.withResolvers<CappedText>();
+  const abandon = new AbortController();
   const running = runProcess(
     {
       command: python,
@@ -52,15 +55,20 @@ export async function introspect(
       maxOutputBytes: MAX_DOCUMENT_BYTES,
       onStdout: options.onSiteDirs && firstLineReader(options.onSiteDirs),
       onStdoutEnd: stdoutEnded.resolve,
+      signal: abandon.signal,
     },
   );
   // runProcess spawns before its first await.
   options.onStarted?.();
   // A complete document is taken as soon as stdout ends: Python's exit, which frees the memory
-  // conda's modules took, comes some milliseconds later and is left to runProcess to see.
+  // conda's modules took, comes some milliseconds later. An interpreter still there after
+  // EXIT_GRACE_MS (a wrapper that lingers) is ended as a cancelled run is.
   const ended = await Promise.race([stdoutEnded.promise, running.then(() => null)]);
   const early = ended === null ? null : documentOf(ended.text, ended.truncated);
-  if (early !== null) return checkDocument(early);
+  if (early !== null) {
+    setTimeout(() => abandon.abort(), EXIT_GRACE_MS).unref();
+    return checkDocument(early);
+  }
   const run = await running;
   if (run.stop_reason === "not_started") {
     throw new CondaMcpError("Could not start conda's Python interpreter.", "INTROSPECTION_FAILED");

@@ -5,7 +5,7 @@ import { expandDocument } from "../../src/discover/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
-import { isGone } from "../execute/process-test-helpers.ts";
+import { isGone, killAll, waitUntil } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
@@ -439,7 +439,7 @@ describe("broken targets", () => {
     }
   });
 
-  test("the document is taken once stdout ends, without waiting for the interpreter to exit", async () => {
+  test("the document is taken once stdout ends; an interpreter that lingers is ended soon after", async () => {
     const lingering = join(broken.root, "lingering-python");
     const pidFile = join(broken.root, "lingering-pid");
     await writeFile(
@@ -456,8 +456,9 @@ describe("broken targets", () => {
     try {
       expect(document.conda_version).toBe("26.7.0");
       expect(isGone(pid)).toBe(false);
+      await waitUntil(() => isGone(pid), 20_000, "the lingering interpreter ended");
     } finally {
-      process.kill(pid, "SIGKILL");
+      killAll([pid]);
     }
   });
 
