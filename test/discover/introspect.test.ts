@@ -458,7 +458,8 @@ describe("broken targets", () => {
       expect(isGone(pid)).toBe(false);
       await waitUntil(() => isGone(pid), 20_000, "the lingering interpreter ended");
     } finally {
-      killAll([pid]);
+      // The whole group, should the wrapper outlive the test: its sleep is in it too.
+      killAll([-pid]);
     }
   });
 

@@ -99,7 +99,8 @@ describe("stdout's end", () => {
       const pid = Number(readFileSync(pidFile, "utf8"));
       leftovers = [pid];
       expect(isGone(pid)).toBe(false);
-      killAll([pid]);
+      // The whole group: the shell leads it, and its sleep still holds stderr.
+      killAll([-pid]);
       const result = await deadline(running, 50_000, "the run");
       expect(result).toMatchObject({ stdout: "done", stop_reason: "signal" });
     } finally {
