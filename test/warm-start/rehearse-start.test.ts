@@ -5,11 +5,10 @@ import { join } from "node:path";
 import { parseConfig } from "../../src/config.ts";
 import { checkDocument } from "../../src/discover/check-document.ts";
 import recorded from "../../src/warm-start/rehearsal-document.json" with { type: "json" };
+import { rehearseStart } from "../../src/warm-start/rehearse-start.ts";
 import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
 const RECORD_SCRIPT = join(import.meta.dir, "..", "..", "scripts", "record-rehearsal-document.ts");
-
-import { rehearseStart } from "../../src/warm-start/rehearse-start.ts";
 
 let home: string;
 
