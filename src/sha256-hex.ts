@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
-
-/** The sha256 of a text (as UTF-8), in hex. */
+/** The sha256 of a text (as UTF-8), in hex; Bun's own hasher, not node:crypto (see randomHex). */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }

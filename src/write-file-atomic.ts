@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { randomHex } from "./random-hex.ts";
 
 /**
  * Replaces `file` with `text` in one step: the text goes to a new file beside it (`temporary`,
@@ -14,7 +14,7 @@ export async function writeFileAtomic(
   mode: number | null,
   temporary = path.join(
     path.dirname(file),
-    `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`,
+    `.${path.basename(file)}.${randomHex(6)}.tmp`,
   ),
 ): Promise<void> {
   const handle = await open(temporary, "wx", mode ?? 0o666);

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "../error-code.ts";
+import { randomHex } from "../random-hex.ts";
 import { writeFileAtomic } from "../write-file-atomic.ts";
 
 /** Cache files: a catalog entry (`<sha256>.json`) or a startup snapshot (`<sha256>.snapshot.json`). */
@@ -72,7 +72,7 @@ export async function writePrivateFile(
   await removeStaleFiles(cacheDir);
   const stem = name.replace(/\.json$/, "");
   // The temporary name says whose it is, so that stale ones can be pruned (TEMP_NAME).
-  const temp = path.join(cacheDir, `${stem}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = path.join(cacheDir, `${stem}.${process.pid}.${randomHex(6)}.tmp`);
   await writeFileAtomic(path.join(cacheDir, name), text, 0o600, temp);
 }
 

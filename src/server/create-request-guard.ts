@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { HttpListen } from "../config.ts";
 import { jsonRpcError } from "./http-json-error.ts";
 
@@ -7,8 +6,9 @@ export const MCP_HTTP_PATH = "/mcp";
 
 const LOOPBACK_ORIGIN_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+// Bun's own hasher and the Web Crypto global's timingSafeEqual, not node:crypto (see randomHex).
 function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
+  return new Bun.CryptoHasher("sha256").update(text).digest();
 }
 
 /** Hosts a request may name; null when listening beyond loopback, where the token is the guard. */
@@ -47,7 +47,7 @@ export function createRequestGuard(
   const authorized = (header: string | null) => {
     const presented = header === null ? null : /^Bearer +(\S+) *$/i.exec(header)?.[1];
     // Digests have one length, so the comparison takes the same time whatever was sent.
-    return timingSafeEqual(digest(presented ?? ""), expectedDigest) && presented != null;
+    return crypto.timingSafeEqual(digest(presented ?? ""), expectedDigest) && presented != null;
   };
   return (request) => {
     const host = request.headers.get("host")?.toLowerCase() ?? "";

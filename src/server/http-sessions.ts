@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { jsonRpcError } from "./http-json-error.ts";
@@ -76,7 +75,7 @@ export class HttpSessions {
     try {
       const server = this.#createServer();
       const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => crypto.randomUUID(),
         keepAliveMs: KEEP_ALIVE_MS,
         onsessioninitialized: (id) => {
           this.#sessions.set(id, session);

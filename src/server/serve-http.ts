@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { checkClientMessage } from "../check-client-message.ts";
@@ -45,7 +44,8 @@ function startupError(message: string): CondaMcpError {
 function loadToken(options: ServeHttpOptions): { token: string; where: string } {
   const { tokenFile, log } = options;
   if (tokenFile === null) {
-    const token = randomBytes(32).toString("base64url");
+    // Web Crypto, not node:crypto: see randomHex.
+    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
     log(`bearer token for this run (send "Authorization: Bearer <token>"): ${token}`);
     return { token, where: "printed above" };
   }

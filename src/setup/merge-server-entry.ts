@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 import { CondaMcpError } from "../errors.ts";
 import { isJsonObject } from "../is-json-object.ts";
 import { findJsoncSyntax } from "./find-jsonc-syntax.ts";
@@ -130,7 +129,8 @@ export function mergeServerEntry(
   const old = root[file.serversKey];
   const servers = { ...(isJsonObject(old) ? old : {}), [name]: entry };
   // The splice must mean exactly the old document with the one entry set, or nothing is written.
-  if (!isDeepStrictEqual(JSON.parse(merged.text), { ...root, [file.serversKey]: servers })) {
+  // Bun.deepEquals, not node:util, which bun would build at every start.
+  if (!Bun.deepEquals(JSON.parse(merged.text), { ...root, [file.serversKey]: servers }, true)) {
     throw new CondaMcpError("setup built a configuration file it cannot vouch for", "INTERNAL");
   }
   return { ok: true, text: bom + merged.text, replaced: merged.replaced };
