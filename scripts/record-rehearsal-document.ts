@@ -1,6 +1,7 @@
 // Records the small introspection document a cold start rehearses on while conda's Python runs
 // (src/warm-start/rehearse-start.ts): a real conda's document cut down to a few commands that
-// between them have most kinds of argument, with the installation's paths made neutral.
+// between them have most kinds of argument, with the installation's paths made neutral, as the
+// lines introspect.py prints (after the site folders' line).
 //
 //   bun scripts/record-rehearsal-document.ts --conda PATH [--out FILE]
 //
@@ -22,7 +23,7 @@ const HOME = "/home/user";
 const TIMEOUT_MS = 120_000;
 
 let conda: string | null = null;
-let out = new URL("../src/warm-start/rehearsal-document.json", import.meta.url).pathname;
+let out = new URL("../src/warm-start/rehearsal-document.jsonl", import.meta.url).pathname;
 for (const option of scriptOptions(process.argv.slice(2), USAGE)) {
   if (option.name === "--conda") conda = option.value();
   else if (option.name === "--out") out = option.value();
@@ -33,11 +34,15 @@ if (conda === null) throw new Error(USAGE);
 const host = { env: process.env, platform: process.platform, timeoutMs: TIMEOUT_MS };
 const { python } = await resolvePython(conda, host);
 const document = await introspect(python, host);
-await Bun.write(out, `${neutralText(cutDown(document), document)}\n`);
+await Bun.write(out, neutralText(cutDown(document), document));
 console.log(`wrote ${out} from conda ${document.conda_version}`);
 
-/** The document with only the parsers on the way to COMMANDS, their actions renumbered. */
-function cutDown(full: IntrospectionDocument): IntrospectionDocument {
+/**
+ * The lines of the document with only the parsers on the way to COMMANDS: the facts, each
+ * top-level command with the actions first seen in it (renumbered in that order), the root.
+ */
+function cutDown(full: IntrospectionDocument): object[] {
+  const { actions, tree, ...facts } = full;
   const onTheWay = (parser: IndexedParser) =>
     COMMANDS.some((path) => parser.path.every((word, i) => path[i] === word));
   const kept: number[] = [];
@@ -50,18 +55,35 @@ function cutDown(full: IntrospectionDocument): IntrospectionDocument {
     }),
     subcommands: parser.subcommands.filter(onTheWay).map(keep),
   });
-  const tree = keep(full.tree);
-  return { ...full, tree, actions: kept.map((index) => full.actions[index] as never) };
+  // The actions a line adds to the table: those kept since the previous line.
+  let sent = 0;
+  const added = () => {
+    const since = sent;
+    sent = kept.length;
+    return kept.slice(since).map((index) => actions[index]);
+  };
+  const lines: object[] = [facts];
+  for (const command of tree.subcommands.filter(onTheWay)) {
+    const cut = keep(command);
+    lines.push({ actions: added(), command: cut });
+  }
+  const root = keep({ ...tree, subcommands: [] });
+  lines.push({ actions: added(), tree: root });
+  return lines;
 }
 
-/** The document's text with this machine's installation paths replaced by neutral ones. */
-function neutralText(cut: IntrospectionDocument, full: IntrospectionDocument): string {
+/** The lines' text with this machine's installation paths replaced by neutral ones. */
+function neutralText(lines: object[], full: IntrospectionDocument): string {
   const [major, minor] = full.python_version.split(".");
-  const neutral = {
-    ...cut,
-    python_executable: join(ROOT_PREFIX, "bin", "python"),
-    site_dirs: [join(ROOT_PREFIX, "lib", `python${major}.${minor}`, "site-packages")],
-  };
+  const [facts, ...rest] = lines;
+  const neutral = [
+    {
+      ...facts,
+      python_executable: join(ROOT_PREFIX, "bin", "python"),
+      site_dirs: [join(ROOT_PREFIX, "lib", `python${major}.${minor}`, "site-packages")],
+    },
+    ...rest,
+  ];
   // The longer path first: one may hold another. Defaults such as `run --cwd` name the folder
   // the recording ran in.
   const paths: [string, string][] = [
@@ -70,5 +92,6 @@ function neutralText(cut: IntrospectionDocument, full: IntrospectionDocument): s
     [process.cwd(), HOME],
   ];
   paths.sort(([a], [b]) => b.length - a.length);
-  return paths.reduce((text, [path, to]) => text.replaceAll(path, to), JSON.stringify(neutral));
+  const text = neutral.map((line) => `${JSON.stringify(line)}\n`).join("");
+  return paths.reduce((replaced, [path, to]) => replaced.replaceAll(path, to), text);
 }

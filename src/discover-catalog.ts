@@ -1,5 +1,6 @@
 import { buildCatalog } from "./catalog/build-catalog.ts";
 import type { Catalog } from "./catalog/catalog-types.ts";
+import { createStreamedCatalog } from "./catalog/create-streamed-catalog.ts";
 import { credentialValues } from "./catalog/credential-values.ts";
 import type { Config } from "./config.ts";
 import { type Discovery, discover, type FoundConda } from "./discover/discover.ts";
@@ -20,9 +21,13 @@ export async function discoverCatalog(
   onPythonStarted?: () => void,
   recorded: RecordedCatalog | null = null,
 ): Promise<{ discovery: Discovery; catalog: Catalog }> {
+  const secretValues = credentialValues(config.env);
+  // Fresh from Python, each command is put in the catalog as it comes, while the next is made.
+  const streamed = createStreamedCatalog(secretValues);
   const discovery = await discover({
     found,
     onPythonStarted,
+    onCommand: streamed.onCommand,
     explicitPath: config.condaPath,
     env: config.env,
     platform: config.platform,
@@ -36,9 +41,7 @@ export async function discoverCatalog(
   const reused = recorded && discovery.cache?.proven ? recordedCatalog(recorded) : null;
   const catalog =
     reused ??
-    buildCatalog(discovery.tree, {
-      secretValues: credentialValues(config.env),
-      preParser: discovery.preParser,
-    });
+    streamed.finish() ??
+    buildCatalog(discovery.tree, { secretValues, preParser: discovery.preParser });
   return { discovery, catalog };
 }

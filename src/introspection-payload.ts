@@ -7,7 +7,8 @@ import * as v from "valibot";
  * capabilities document shows them). Each distinct action is printed once, in `actions`, and
  * parsers name theirs by index; expandDocument gives the tree the shape of
  * `shared/reference/conda-26.7-parser-tree.json`, so a recorded tree and a live one feed the
- * same catalog code.
+ * same catalog code. The script prints the document as lines (see introspectionLineSchemas),
+ * each checked as it comes, and the server puts them together.
  */
 
 const stringList = v.array(v.string());
@@ -109,7 +110,7 @@ const indexedParserSchema: v.GenericSchema<IndexedParser> = v.looseObject({
 });
 
 /** Whether every action index in the tree names an entry of a table this long. */
-function indexesWithin(parser: IndexedParser, length: number): boolean {
+export function indexesWithin(parser: IndexedParser, length: number): boolean {
   return (
     parser.actions.every((index) => index < length) &&
     parser.subcommands.every((sub) => indexesWithin(sub, length))
@@ -164,29 +165,47 @@ const installationEntries = {
   pre_parser: v.nullable(rawPreParserSchema),
 };
 
-/** The introspection script's document on success, as printed (and as the catalog cache keeps it). */
+/** The root parser: its path is empty. */
+const rootParserSchema = v.pipe(
+  indexedParserSchema,
+  v.check((tree) => tree.path.length === 0, "the root parser has an empty path"),
+);
+
+/** What a document whose tree names an action its table lacks is told. */
+export const INDEXES_WITHIN_ACTIONS = "every action index of the tree names an entry of actions";
+
+/** The introspection script's document on success, as the catalog cache keeps it. */
 export const introspectionDocumentSchema = v.pipe(
   v.looseObject({
     ...installationEntries,
     /** Every distinct action of the tree, once (conda repeats shared options in every parser). */
     actions: v.array(rawActionSchema),
-    /** The root parser: its path is empty. */
-    tree: v.pipe(
-      indexedParserSchema,
-      v.check((tree) => tree.path.length === 0, "the root parser has an empty path"),
-    ),
+    tree: rootParserSchema,
   }),
   v.check(
     (document) => indexesWithin(document.tree, document.actions.length),
-    "every action index of the tree names an entry of actions",
+    INDEXES_WITHIN_ACTIONS,
   ),
 );
 export type IntrospectionDocument = v.InferOutput<typeof introspectionDocumentSchema>;
 
 /** The document as the program reads it: the tree with its actions in place (see expandDocument). */
-export type IntrospectionResult = v.InferOutput<
-  v.LooseObjectSchema<typeof installationEntries, undefined>
-> & { tree: RawParser };
+export type IntrospectionResult = IntrospectionFacts & { tree: RawParser };
+
+/**
+ * The lines the script prints after the site folders, in this order: the installation's facts
+ * once conda's parser is built, each top-level command as soon as it is described, and the root
+ * parser. Each carries the actions first seen in it, appended to the table in order. The document
+ * is the facts with the table and the root, whose subcommands are the commands printed before it.
+ * A failure line (introspectionFailureSchema) may come instead of any of them.
+ */
+export const introspectionLineSchemas = {
+  facts: v.looseObject(installationEntries),
+  command: v.looseObject({ actions: v.array(rawActionSchema), command: indexedParserSchema }),
+  end: v.looseObject({ actions: v.array(rawActionSchema), tree: rootParserSchema }),
+};
+/** What the document says of the installation, beside conda's parser tree. */
+export type IntrospectionFacts = v.InferOutput<typeof introspectionLineSchemas.facts>;
 
 /** The introspection script's document when it could not build conda's parser. */
 export const introspectionFailureSchema = v.looseObject({

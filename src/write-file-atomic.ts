@@ -12,10 +12,7 @@ export async function writeFileAtomic(
   file: string,
   text: string,
   mode: number | null,
-  temporary = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${randomHex(6)}.tmp`,
-  ),
+  temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomHex(6)}.tmp`),
 ): Promise<void> {
   const handle = await open(temporary, "wx", mode ?? 0o666);
   try {

@@ -53,12 +53,30 @@ export interface BuildCatalogOptions {
 // conda's own `run` strips one leading `--` from its command (conda/cli/main_run.py).
 const STRIPS_SEPARATOR = new Set(["run"]);
 
+/** A catalog built a top-level command at a time (see createCatalogBuilder). */
+export interface CatalogBuilder {
+  /** Reads one of the root parser's subcommands, with everything below it. */
+  add(command: RawParser): void;
+  /** The catalog of the commands added, their tool names given. */
+  finish(): Catalog;
+}
+
 /**
  * Builds the catalog of terminal commands from the introspected argparse tree. Text taken from
  * the target is redacted (URL credentials and the given secret values), and choices that carry
  * a credential are dropped, leaving a plain value that conda checks itself.
  */
 export function buildCatalog(root: RawParser, options: BuildCatalogOptions = {}): Catalog {
+  const builder = createCatalogBuilder(options);
+  for (const sub of root.subcommands) builder.add(sub);
+  return builder.finish();
+}
+
+/**
+ * buildCatalog a top-level command at a time, so that a start reads each command while conda's
+ * Python still describes the next; only the tool names wait for the last one.
+ */
+export function createCatalogBuilder(options: BuildCatalogOptions = {}): CatalogBuilder {
   const secrets = options.secretValues ?? [];
   const redact = (text: string) => redactSecrets(text, secrets);
   const diagnostics: Diagnostic[] = [];
@@ -69,13 +87,15 @@ export function buildCatalog(root: RawParser, options: BuildCatalogOptions = {})
     preParser: options.preParser ?? null,
     facts: new Map(),
   };
-  for (const sub of root.subcommands) collectCommands(sub, [], commands, context);
-
-  const names = assignToolNames(commands.filter((c) => c.status === "tool").map((c) => c.path));
-  for (const command of commands) {
-    if (command.status === "tool") command.toolName = names.get(command.path.join(" ")) ?? null;
-  }
-  return { commands, diagnostics };
+  return {
+    add: (command) => collectCommands(command, [], commands, context),
+    finish() {
+      const tools = commands.filter((c) => c.status === "tool");
+      const names = assignToolNames(tools.map((c) => c.path));
+      for (const command of tools) command.toolName = names.get(command.path.join(" ")) ?? null;
+      return { commands, diagnostics };
+    },
+  };
 }
 
 /** The subparsers action of a parser, if it has one. */

@@ -12,7 +12,7 @@ import {
 import { computeFingerprint } from "./compute-fingerprint.ts";
 import { discoveredConda } from "./discovered-conda.ts";
 import { findConda, type Which } from "./find-conda.ts";
-import { introspect } from "./introspect.ts";
+import { type IntrospectOptions, introspect } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
 import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
 import { resolvePython } from "./resolve-python.ts";
@@ -36,6 +36,8 @@ export interface DiscoverOptions {
   found?: FoundConda | null;
   /** Called once the target's Python is introspecting (never on a cache hit). */
   onPythonStarted?: () => void;
+  /** Called with each top-level command the target's Python describes (never on a cache hit). */
+  onCommand?: IntrospectOptions["onCommand"];
 }
 
 /** The conda a start found and its catalog cache key, computed once per start. */
@@ -138,6 +140,7 @@ async function introspectFresh(
     platform,
     timeoutMs,
     onStarted: options.onPythonStarted,
+    onCommand: options.onCommand,
     onSiteDirs: (siteDirs) => early.push({ siteDirs, site: readSiteFacts(siteDirs) }),
   });
   const pythonMs = resolved.pythonMs + performance.now() - started;

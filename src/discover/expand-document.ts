@@ -12,10 +12,14 @@ import type {
  */
 export function expandDocument(document: IntrospectionDocument): IntrospectionResult {
   const { actions, tree, ...facts } = document;
-  const expand = (parser: IndexedParser): RawParser => ({
+  return { ...facts, tree: expandParser(tree, actions) };
+}
+
+/** One parser and those below it with their actions in place, taken from `actions`. */
+export function expandParser(parser: IndexedParser, actions: readonly RawAction[]): RawParser {
+  return {
     ...parser,
     actions: parser.actions.map((index) => actions[index] as RawAction),
-    subcommands: parser.subcommands.map(expand),
-  });
-  return { ...facts, tree: expand(tree) };
+    subcommands: parser.subcommands.map((sub) => expandParser(sub, actions)),
+  };
 }

@@ -1,9 +1,11 @@
-"""Dump conda's argparse tree as one JSON document on stdout (conda-mcp's introspection).
+"""Dump conda's argparse tree as JSON on stdout (conda-mcp's introspection).
 
 Run by the target conda's own interpreter (source on stdin, `python -B -`). It builds the parser
 the way `conda.cli.main.main_subshell` does and describes every parser and action without
-running any command. stdout carries exactly one JSON document: an IntrospectionResult
-(`"ok": true`) or an IntrospectionFailure (`"ok": false`). Nothing is written to disk.
+running any command. stdout carries one JSON object a line, so that the server checks each while
+the next is made: the site folders; the installation's facts (`"ok": true`); each top-level
+command with the actions first seen in it; and last the root parser with the remaining actions.
+A line `"ok": false` (an IntrospectionFailure) ends it early. Nothing is written to disk.
 Supports conda 23.x to 26.x; API differences are guarded by feature checks.
 """
 
@@ -123,6 +125,7 @@ class TreeDumper:
         self.null_ids = {id(null) for null in nulls}
         self.plugin_index = plugin_index
         self.actions = []
+        self.actions_sent = 0
         self.action_indexes = {}
         self.class_names = {}
 
@@ -145,6 +148,12 @@ class TreeDumper:
             index = self.action_indexes[key] = len(self.actions)
             self.actions.append(described)
         return index
+
+    def new_actions(self):
+        """The descriptions added to the table since the last call, for the line that uses them."""
+        new = self.actions[self.actions_sent:]
+        self.actions_sent = len(self.actions)
+        return new
 
     def is_null(self, value):
         return id(value) in self.null_ids
@@ -302,7 +311,9 @@ class TreeDumper:
                 exclusive_of[id(action)] = {"index": index, "required": bool(group.required)}
         return argument_groups, group_of, exclusive_groups, exclusive_of
 
-    def describe_parser(self, parser, path, aliases, help_text):
+    def describe_parser(self, parser, path, aliases, help_text, on_subcommand=None):
+        """The parser's description; with on_subcommand, each direct subcommand goes to it as soon
+        as it is described instead of into the description's `subcommands`."""
         argparse = self.argparse
         argument_groups, group_of, exclusive_groups, exclusive_of = self.describe_groups(parser)
         actions = []
@@ -310,7 +321,7 @@ class TreeDumper:
         for action in parser._actions:
             actions.append(self.action_index(self.describe_action(action, group_of, exclusive_of)))
             if isinstance(action, argparse._SubParsersAction):
-                subcommands.extend(self.describe_subparsers(action, path))
+                subcommands.extend(self.describe_subparsers(action, path, on_subcommand))
 
         help_actions = [a for a in parser._actions if isinstance(a, argparse._HelpAction)]
         defaults = {}
@@ -343,7 +354,7 @@ class TreeDumper:
             "subcommands": subcommands,
         }
 
-    def describe_subparsers(self, action, path):
+    def describe_subparsers(self, action, path, on_subcommand=None):
         help_by_name = {}
         canonical = []
         for choice_action in action._choices_actions:
@@ -352,7 +363,7 @@ class TreeDumper:
         names_by_parser = {}
         for name, parser in action._name_parser_map.items():
             names_by_parser.setdefault(id(parser), []).append(name)
-        described = []
+        chosen = []
         seen = set()
         # Subparsers added with help=SUPPRESS have no choice action: fall back to map order.
         for name in canonical + list(action._name_parser_map):
@@ -360,12 +371,20 @@ class TreeDumper:
             if parser is None or id(parser) in seen:
                 continue
             seen.add(id(parser))
+            chosen.append((name, parser))
+        # Described in the order they are listed, so that each can be sent as soon as it is.
+        chosen.sort(key=lambda item: item[0])
+        described = []
+        for name, parser in chosen:
             aliases = [other for other in names_by_parser[id(parser)] if other != name]
             help_text = help_by_name.get(name)
             if help_text == self.argparse.SUPPRESS:
                 help_text = None
-            described.append(self.describe_parser(parser, [*path, name], aliases, help_text))
-        described.sort(key=lambda item: item["path"][-1])
+            subcommand = self.describe_parser(parser, [*path, name], aliases, help_text)
+            if on_subcommand is None:
+                described.append(subcommand)
+            else:
+                on_subcommand(subcommand)
         return described
 
 
@@ -599,32 +618,38 @@ def pre_parser_facts():
     }
 
 
-def introspect():
+def introspect(emit):
+    """Describes conda to `emit` a line at a time (see the module's docstring)."""
     import argparse
     import platform
 
     parser, version, context = build_parser()
     plugin_distributions = external_plugins(load=not getattr(context, "no_plugins", False))
+    emit(
+        {
+            "ok": True,
+            "conda_version": version,
+            "python_version": platform.python_version(),
+            "python_executable": sys.executable,
+            "site_dirs": site_dirs(),
+            **installation_facts(context),
+            "external_plugins": plugin_distributions,
+            "completion": completion_facts(),
+            "pre_parser": pre_parser_facts(),
+        }
+    )
     dumper = TreeDumper(
         argparse, find_null_sentinels(), subcommand_plugin_index(context, plugin_distributions)
     )
+
+    def send_command(command):
+        emit({"actions": dumper.new_actions(), "command": command})
+
     try:
-        tree = dumper.describe_parser(parser, [], [], None)
+        tree = dumper.describe_parser(parser, [], [], None, send_command)
     except BaseException as error:
         raise Failure("PARSER_FAILED", f"could not describe conda's parser ({type(error).__name__}: {error})")
-    return {
-        "ok": True,
-        "conda_version": version,
-        "python_version": platform.python_version(),
-        "python_executable": sys.executable,
-        "site_dirs": site_dirs(),
-        **installation_facts(context),
-        "external_plugins": plugin_distributions,
-        "completion": completion_facts(),
-        "pre_parser": pre_parser_facts(),
-        "actions": dumper.actions,
-        "tree": tree,
-    }
+    emit({"actions": dumper.new_actions(), "tree": tree})
 
 
 def main():
@@ -633,26 +658,29 @@ def main():
     document_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    # The site folders first, on a line of their own: the server reads what they hold while
-    # conda's parser is built (the document's own list, made last, decides).
-    head = json.dumps({"site_dirs": site_dirs()}, ensure_ascii=True) + "\n"
-    write_all(document_fd, head.encode("ascii"))
+
+    def emit(line):
+        text = json.dumps(line, default=safe_repr, ensure_ascii=True) + "\n"
+        write_all(document_fd, text.encode("ascii"))
+
+    # The site folders first: the server reads what they hold while conda's parser is built (the
+    # facts' own list, made later, decides).
+    emit({"site_dirs": site_dirs()})
     try:
-        document = introspect()
+        introspect(emit)
     except Failure as failure:
-        document = {"ok": False, "error": {"code": failure.code, "message": failure.message}}
+        emit({"ok": False, "error": {"code": failure.code, "message": failure.message}})
     except BaseException as error:
-        document = {
-            "ok": False,
-            "error": {
-                "code": "PARSER_FAILED",
-                "message": f"introspection failed ({type(error).__name__}: {error})",
-            },
-        }
-    text = json.dumps(document, default=safe_repr, ensure_ascii=True)
-    with os.fdopen(document_fd, "w", encoding="utf-8") as out:
-        out.write(text)
-        out.write("\n")
+        emit(
+            {
+                "ok": False,
+                "error": {
+                    "code": "PARSER_FAILED",
+                    "message": f"introspection failed ({type(error).__name__}: {error})",
+                },
+            }
+        )
+    os.close(document_fd)
 
 
 def write_all(fd, data):

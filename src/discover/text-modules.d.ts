@@ -3,3 +3,7 @@ declare module "*.py" {
   const text: string;
   export default text;
 }
+declare module "*.jsonl" {
+  const text: string;
+  export default text;
+}

@@ -5,7 +5,7 @@ import { createLastLineTracker } from "./create-last-line-tracker.ts";
 import { isGroupAlive } from "./is-group-alive.ts";
 import { killProcessTree } from "./kill-process-tree.ts";
 import { notRunResult } from "./not-run-result.ts";
-import { type CappedText, readCapped } from "./read-capped.ts";
+import { readCapped } from "./read-capped.ts";
 import { resolveLaunch } from "./resolve-launch.ts";
 
 /** What to run: an executable path and its arguments, never a shell line. */
@@ -40,11 +40,6 @@ export interface RunOptions {
   heartbeatMs?: number;
   /** Sees each stdout chunk as it arrives (before a dropped one is released: copy to keep). */
   onStdout?: (chunk: Uint8Array) => void;
-  /**
-   * Gets stdout's capped text once the stream ends, which may be before the child has exited
-   * (it closed its stdout, or is still tearing down). Must not throw.
-   */
-  onStdoutEnd?: (stdout: CappedText) => void;
 }
 
 /** Default time between SIGTERM and SIGKILL. */
@@ -147,7 +142,6 @@ function readOutputs(child: Child, options: RunOptions) {
     lastChunkAt = performance.now();
     options.onStdout?.(chunk);
   });
-  if (options.onStdoutEnd) stdout.result.then(options.onStdoutEnd);
   const stderr = readCapped(child.stderr, options.maxOutputBytes, (chunk) => {
     lastChunkAt = performance.now();
     tracker.push(chunk);

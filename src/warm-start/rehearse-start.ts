@@ -1,23 +1,32 @@
-import { buildCatalog } from "../catalog/build-catalog.ts";
+import { createStreamedCatalog } from "../catalog/create-streamed-catalog.ts";
 import { credentialValues } from "../catalog/credential-values.ts";
 import type { Config } from "../config.ts";
-import { checkDocument } from "../discover/check-document.ts";
+import { createDocumentReader } from "../discover/create-document-reader.ts";
 import { discoveredConda } from "../discover/discovered-conda.ts";
 import { prepareServer } from "../server/prepare-server.ts";
 import { composeHandshake } from "./compose-handshake.ts";
 import { PROTOCOL_VERSIONS } from "./handshake-shapes.ts";
-import recorded from "./rehearsal-document.json" with { type: "json" };
+import recorded from "./rehearsal-document.jsonl" with { type: "text" };
 
 /**
- * Runs what a cold start does once conda's Python has answered (check the document, build the
- * catalog, prepare the server, compose the handshake answers) on a small recorded document
- * (scripts/record-rehearsal-document.ts), while that Python runs. Code runs several times slower
- * the first time than after (its bytecode linked, its caches filled): the start pays that here,
- * on another core, instead of on its way to answering. Nothing is kept, nothing is run, no file
- * is touched. Returns the `tools/list` result it composed.
+ * Runs what a cold start does with conda's Python's lines and after them (read and check them,
+ * build the catalog as they come, prepare the server, compose the handshake answers) on a small recorded
+ * document (scripts/record-rehearsal-document.ts), while that Python runs. Code runs several
+ * times slower the first time than after (its bytecode linked, its caches filled): the start pays
+ * that here, on another core, instead of on its way to answering. Nothing is kept, nothing is
+ * run, no file is touched. Returns the `tools/list` result it composed.
  */
 export function rehearseStart(config: Config, version: string): string {
-  const document = checkDocument(recorded);
+  const streamed = createStreamedCatalog(credentialValues(config.env));
+  const reader = createDocumentReader({ maxBytes: recorded.length, onCommand: streamed.onCommand });
+  reader.push(new TextEncoder().encode(recorded));
+  const outcome = reader.outcome();
+  const catalog = streamed.finish();
+  if (outcome.kind === "failed") throw outcome.error;
+  if (outcome.kind === "pending" || catalog === null) {
+    throw new Error("the recorded document is not complete");
+  }
+  const { document } = outcome;
   const executable = `${document.root_prefix}/bin/conda`;
   const conda = discoveredConda(
     executable,
@@ -30,10 +39,6 @@ export function rehearseStart(config: Config, version: string): string {
     },
     "introspection",
   );
-  const catalog = buildCatalog(conda.tree, {
-    secretValues: credentialValues(config.env),
-    preParser: conda.preParser,
-  });
   // Without --tools: the tools it names need not be among the rehearsal's.
   const prepared = prepareServer({
     config: { ...config, tools: null },

@@ -439,12 +439,12 @@ describe("broken targets", () => {
     }
   });
 
-  test("the document is taken once stdout ends; an interpreter that lingers is ended soon after", async () => {
+  test("the document is taken at its last line, stdout still open; an interpreter that lingers is ended soon after", async () => {
     const lingering = join(broken.root, "lingering-python");
     const pidFile = join(broken.root, "lingering-pid");
     await writeFile(
       lingering,
-      `#!/bin/sh\necho $$ > '${pidFile}'\n'${broken.python}' "$@"\nexec >&-\nsleep 60\n`,
+      `#!/bin/sh\necho $$ > '${pidFile}'\n'${broken.python}' "$@"\nsleep 60\n`,
     );
     await chmod(lingering, 0o755);
     const document = await introspect(lingering, {

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CappedText } from "../../src/execute/read-capped.ts";
 import { type RunOptions, type RunRequest, runProcess } from "../../src/execute/run-process.ts";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
 import {
@@ -75,37 +74,6 @@ describe("output", () => {
     expect(result.exit_code).toBe(0);
     expect([result.stdout.length, result.stderr.length]).toEqual([100_000, 100_000]);
     expect([result.stdout_truncated, result.stderr_truncated]).toEqual([true, true]);
-  });
-});
-
-describe("stdout's end", () => {
-  test("onStdoutEnd gets stdout's text once the child closes it, while the child still runs", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "conda-mcp-stdout-end-"));
-    try {
-      const pidFile = join(dir, "pid");
-      const ended = Promise.withResolvers<CappedText>();
-      const running = runProcess(
-        {
-          command: "/bin/sh",
-          argv: ["-c", `echo $$ > '${pidFile}'; printf done; exec >&-; sleep 60`],
-          env: testEnv(),
-        },
-        { ...BASE, onStdoutEnd: ended.resolve },
-      );
-      expect(await deadline(ended.promise, 50_000, "stdout's end")).toEqual({
-        text: "done",
-        truncated: false,
-      });
-      const pid = Number(readFileSync(pidFile, "utf8"));
-      leftovers = [pid];
-      expect(isGone(pid)).toBe(false);
-      // The whole group: the shell leads it, and its sleep still holds stderr.
-      killAll([-pid]);
-      const result = await deadline(running, 50_000, "the run");
-      expect(result).toMatchObject({ stdout: "done", stop_reason: "signal" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
 

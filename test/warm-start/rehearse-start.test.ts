@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config.ts";
-import { checkDocument } from "../../src/discover/check-document.ts";
-import recorded from "../../src/warm-start/rehearsal-document.json" with { type: "json" };
+import { createDocumentReader } from "../../src/discover/create-document-reader.ts";
+import recorded from "../../src/warm-start/rehearsal-document.jsonl" with { type: "text" };
 import { rehearseStart } from "../../src/warm-start/rehearse-start.ts";
 import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
@@ -28,20 +28,28 @@ const configOf = (...args: string[]) =>
     cwd: home,
   });
 
+/** The document recorded lines come to, read as a start reads Python's. */
+function readLines(text: string) {
+  const reader = createDocumentReader({ maxBytes: text.length });
+  reader.push(new TextEncoder().encode(text));
+  const outcome = reader.outcome();
+  if (outcome.kind !== "document") throw new Error(`the recorded lines are ${outcome.kind}`);
+  return outcome.document;
+}
+
 const toolNames = (toolsList: string) =>
   (JSON.parse(toolsList) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe("the start-up rehearsal", () => {
   test("rehearses on a document the current schema accepts, of no machine's own paths", () => {
     // When the document's format changes, scripts/record-rehearsal-document.ts records it again.
-    const document = checkDocument(recorded);
+    const document = readLines(recorded);
     expect(document.root_prefix).toBe("/opt/conda");
     expect(document.python_executable).toBe("/opt/conda/bin/python");
     expect(document.site_dirs.every((dir) => dir.startsWith("/opt/conda/"))).toBe(true);
-    const text = JSON.stringify(recorded);
-    expect(text).not.toContain("/tmp/");
-    if (homedir().length > 1) expect(text).not.toContain(homedir());
-    expect(text).not.toContain(process.cwd());
+    expect(recorded).not.toContain("/tmp/");
+    if (homedir().length > 1) expect(recorded).not.toContain(homedir());
+    expect(recorded).not.toContain(process.cwd());
     expect(document.tree.subcommands.map((parser) => parser.command)).toEqual([
       "config",
       "env",
@@ -70,7 +78,7 @@ describeRealConda("recording the rehearsal document", () => {
 
   test("records from a real conda a document of neutral paths that the rehearsal accepts", async () => {
     const { condaExe, env, root, home: condaHome } = sandbox();
-    const out = join(root, "rehearsal-document.json");
+    const out = join(root, "rehearsal-document.jsonl");
     // Run in a folder of its own: conda's `run --cwd` defaults to it.
     const cwd = join(root, "recording-folder");
     await mkdir(cwd);
@@ -86,7 +94,7 @@ describeRealConda("recording the rehearsal document", () => {
     expect(text).not.toContain(condaHome);
     expect(text).not.toContain(cwd);
     expect(text).not.toContain(sandbox().discovery.installation.rootPrefix);
-    const document = checkDocument(JSON.parse(text));
+    const document = readLines(text);
     expect(document.root_prefix).toBe("/opt/conda");
     expect(document.tree.subcommands.map((parser) => parser.command)).toEqual([
       "config",
