@@ -56,7 +56,7 @@ async function roundTrip(
     python,
     cases.map((c) => c.argv),
     env,
-    120_000,
+    240_000,
   );
   const failures = cases.flatMap(({ command, args, argv }, i) =>
     findParseMismatches(conda.tree, command, args, argv, outcomes[i]),
