@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "..", "src");
@@ -46,6 +46,27 @@ describe("the program's entry", () => {
     // The closure really was walked: the answerer and the snapshot reader are in it.
     expect([...closure.keys()].some((f) => f.endsWith("answer-handshake.ts"))).toBe(true);
     expect([...closure.keys()].some((f) => f.endsWith("startup-snapshot.ts"))).toBe(true);
+  });
+});
+
+describe("every module of the program", () => {
+  // The release binary is one bundle whose imports of Node's built-in modules all run before its
+  // first line, whichever module has them: bun builds node:crypto with node:stream, and
+  // node:util, in several milliseconds of every start (Bun.CryptoHasher, the Web Crypto global
+  // and Bun.deepEquals do the same work natively).
+  test("imports none of node:crypto, node:util and node:stream", () => {
+    const heavy = /^(node:)?(crypto|util|stream)(\/|$)/;
+    const found = readdirSync(SRC, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+      .flatMap((file) =>
+        transpiler
+          .scanImports(readFileSync(join(SRC, file), "utf8").replace(/^#!.*/, ""))
+          .filter((i) => heavy.test(i.path))
+          .map((i) => `${file}: ${i.path}`),
+      );
+    expect(found).toEqual([]);
+    // The scan sees such an import where there is one.
+    expect(transpiler.scanImports('import { createHash } from "node:crypto";')).toHaveLength(1);
   });
 });
 
