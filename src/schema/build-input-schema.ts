@@ -312,10 +312,14 @@ export function advertisedJsonSchema(
 
 /**
  * Params' schemas, built once for all the tools that have the same param: conda gives most
- * commands the same options (129 distinct params among the real conda's 429). Keyed by
- * everything a param's schema is made of; valibot schemas hold no state, so tools share them.
+ * commands the same options. Keyed by everything a param's value schema is made of (25 distinct
+ * among the real conda's 429 params), and then by description (129 distinct); valibot schemas
+ * hold no state, so tools share them.
  */
-export type SharedParamSchemas = Map<string, { entry: AnySchema; jsonSchema: object }>;
+export type SharedParamSchemas = Map<
+  string,
+  { entry: AnySchema; jsonSchema: object; described: Map<string, object> }
+>;
 
 /** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
 function paramEntry(
@@ -325,32 +329,29 @@ function paramEntry(
   shared: SharedParamSchemas,
 ): { entry: AnySchema; jsonSchema: object } {
   const deprecated = Boolean(param.deprecated);
-  const key = JSON.stringify([
-    param.shape,
-    param.required,
-    param.defaultValue,
-    deprecated,
-    description,
-    detail,
-  ]);
+  const key = JSON.stringify([param.shape, param.required, param.defaultValue, deprecated, detail]);
   let built = shared.get(key);
   if (built === undefined) {
     const metadata: Record<string, unknown> = {};
     if (param.defaultValue !== undefined) metadata.default = param.defaultValue;
     if (deprecated) metadata.deprecated = true;
-    const schema = (
-      description === ""
-        ? v.pipe(paramSchema(param), v.metadata(metadata))
-        : v.pipe(paramSchema(param), v.description(description), v.metadata(metadata))
-    ) as AnySchema;
+    const schema = v.pipe(paramSchema(param), v.metadata(metadata)) as AnySchema;
     built = {
       entry: param.required ? schema : (v.optional(schema) as AnySchema),
       // `optional` without a default adds nothing to the JSON Schema of what it wraps.
       jsonSchema: advertisedJsonSchema(schema, detail),
+      described: new Map(),
     };
     shared.set(key, built);
   }
-  return built;
+  if (description === "") return built;
+  // What the conversion of a v.description() piped last adds, without converting the rest again.
+  let jsonSchema = built.described.get(description);
+  if (jsonSchema === undefined) {
+    jsonSchema = { ...built.jsonSchema, description };
+    built.described.set(description, jsonSchema);
+  }
+  return { entry: built.entry, jsonSchema };
 }
 
 /** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */

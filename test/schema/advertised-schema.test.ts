@@ -3,6 +3,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import * as v from "valibot";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import {
+  advertisedJsonSchema,
   buildInputSchema,
   type SchemaDetail,
   type SharedParamSchemas,
@@ -153,6 +154,22 @@ describe.each(DETAILS)("params shared between tools (%s detail)", (detail) => {
         expect(got).toBe(v.safeParse((alone[i] as ToolSchema).validator, args).success);
       }
     }
+  });
+
+  test("advertise what their validator checks: its own conversion, with each description added", () => {
+    for (const schema of together) {
+      const converted = advertisedJsonSchema(schema.validator, detail) as {
+        properties: Record<string, object>;
+      };
+      const properties = Object.entries(schema.jsonSchema.properties);
+      expect(properties.length).toBe(Object.keys(converted.properties).length);
+      for (const [name, property] of properties) {
+        const { description: _description, ...rules } = property as Property;
+        expect(rules).toEqual(converted.properties[name] as never);
+      }
+    }
+    const described = together.flatMap((s) => Object.values(s.jsonSchema.properties));
+    expect(described.filter((p) => (p as Property).description).length).toBeGreaterThan(100);
   });
 
   test("are built once: the same option in two tools is one schema", () => {
