@@ -1,5 +1,10 @@
 import type { CatalogCommand, Param } from "../catalog/catalog-types.ts";
 
+// A command's setters by dest, found once: a cold start asks for every param of every tool, and
+// a scan of all of a command's params each time made that quadratic. Cataloged commands do not
+// change.
+const settersByDest = new WeakMap<CatalogCommand, Map<string, Param[]>>();
+
 /**
  * The other options that set the same conda setting as a param (`--strict-channel-priority`
  * and `--no-channel-priority`) outside an exclusive group they share: given together, argv
@@ -8,13 +13,28 @@ import type { CatalogCommand, Param } from "../catalog/catalog-types.ts";
  */
 export function settingPartners(command: CatalogCommand, param: Param): Param[] {
   if (!isSetter(param)) return [];
-  return command.params.filter(
+  const sameDest = settersOf(command).get(param.dest) ?? [];
+  if (sameDest.length < 2) return [];
+  return sameDest.filter(
     (other) =>
       other !== param &&
-      other.dest === param.dest &&
-      isSetter(other) &&
       (param.exclusiveGroup === null || other.exclusiveGroup !== param.exclusiveGroup),
   );
+}
+
+function settersOf(command: CatalogCommand): Map<string, Param[]> {
+  let byDest = settersByDest.get(command);
+  if (byDest === undefined) {
+    byDest = new Map();
+    for (const param of command.params) {
+      if (!isSetter(param)) continue;
+      const setters = byDest.get(param.dest);
+      if (setters) setters.push(param);
+      else byDest.set(param.dest, [param]);
+    }
+    settersByDest.set(command, byDest);
+  }
+  return byDest;
 }
 
 function isSetter(param: Param): boolean {
