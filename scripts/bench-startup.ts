@@ -8,8 +8,8 @@
 // warm start (tools/call conda_info, sent as soon as tools/list is answered) beside running
 // `conda info --json` directly.
 // Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH] [--baseline PATH]
-// --baseline adds the cold starts of another release binary (an earlier version) to the same
-// interleaving: on a machine whose speed moves, two versions compare best side by side.
+// --baseline adds the warm and cold starts of another release binary (an earlier version) to the
+// same interleaving: on a machine whose speed moves, two versions compare best side by side.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
@@ -48,6 +48,7 @@ const BASELINE = baselineAt >= 0 ? argv[baselineAt + 1] : undefined;
 if (baselineAt >= 0 && !BASELINE) throw new Error("--baseline needs the path of a release binary");
 const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
+const BASELINE_NAME = `baseline binary ${BASELINE} (release)`;
 const CATALOG_ONLY = "compiled binary (release), catalog cache only";
 // The same script ending once conda's parser is built: what the tree walk and the document
 // add to the Python run, beside what conda itself spends.
@@ -83,20 +84,26 @@ try {
     [RELEASE]: [release, ...conda],
     "compiled binary (--no-bytecode)": [noBytecode, ...conda],
     "bun src/main.ts": [process.execPath, MAIN, ...conda],
+    ...(BASELINE ? { [BASELINE_NAME]: [BASELINE, ...conda] } : {}),
   };
+  // The baseline's catalog cache entry is of its own introspection script: it keeps it in a
+  // cache folder of its own, or each version would take the other's entry for a stale one.
+  const envOf = (name: string) =>
+    name === BASELINE_NAME ? { ...env, XDG_CACHE_HOME: join(scratch.dir, "baseline-cache") } : env;
   // Each server's first start writes its own snapshot (a snapshot belongs to the executable
   // that recorded it), which its next starts answer the handshake from.
-  const cacheDir = join(env.XDG_CACHE_HOME, "conda-mcp");
-  const snapshots = async () =>
-    (await readdir(cacheDir).catch(() => [])).filter((name) => name.endsWith(".snapshot.json"));
+  const cacheDirOf = (name: string) => join(envOf(name).XDG_CACHE_HOME, "conda-mcp");
+  const cacheDir = cacheDirOf(RELEASE);
+  const snapshots = async (dir: string) =>
+    (await readdir(dir).catch(() => [])).filter((name) => name.endsWith(".snapshot.json"));
   const snapshotOf = new Map<string, string>();
   for (const [name, command] of Object.entries(servers)) {
-    const before = new Set(await snapshots());
-    await timeToToolsList(command, env);
-    const written = (await snapshots()).filter((file) => !before.has(file));
+    const before = new Set(await snapshots(cacheDirOf(name)));
+    await timeToToolsList(command, envOf(name));
+    const written = (await snapshots(cacheDirOf(name))).filter((file) => !before.has(file));
     if (written.length !== 1) throw new Error(`${name} wrote ${written.length} startup snapshots`);
     snapshotOf.set(name, written[0] as string);
-    const source = (await readCapabilities(command, env)).catalog_source;
+    const source = (await readCapabilities(command, envOf(name))).catalog_source;
     if (source !== "cache")
       throw new Error(`${name} did not start warm (catalog_source ${source})`);
   }
@@ -114,7 +121,7 @@ try {
       ...Object.fromEntries(
         Object.entries(servers).map(([name, command]) => [
           name,
-          async () => (await timeToToolsList(command, env)).ms,
+          async () => (await timeToToolsList(command, envOf(name))).ms,
         ]),
       ),
       // The run writes the release binary's snapshot again for its next warm start.
@@ -159,8 +166,7 @@ try {
   log(`cold starts: ${WARMUP} warm-up + ${RUNS} runs each, interleaved ...`);
   const pythonFloor = "target Python's parser build (introspect.py)";
   const parserOnly = "conda's parser build alone (introspect.py's build_parser, no tree walk)";
-  // Its own introspect.py runs inside it; the floor beside it is this version's.
-  const baseline = `baseline binary ${BASELINE} (release)`;
+  // The baseline's own introspect.py runs inside it; the floor beside it is this version's.
   const introspectEnv = pythonScriptEnv(env);
   const cold = await sampleInterleaved(
     {
@@ -180,15 +186,9 @@ try {
       ...Object.fromEntries(
         Object.entries(servers).map(([name, command]) => [
           name,
-          async () => (await timeToToolsList([...command, "--no-cache"], env)).ms,
+          async () => (await timeToToolsList([...command, "--no-cache"], envOf(name))).ms,
         ]),
       ),
-      ...(BASELINE
-        ? {
-            [baseline]: async () =>
-              (await timeToToolsList([BASELINE, ...conda, "--no-cache"], env)).ms,
-          }
-        : {}),
     },
     { warmup: WARMUP, runs: RUNS },
   );
@@ -245,7 +245,7 @@ try {
       helloCompiled,
       warm[helloCompiled] as Stats,
     ),
-    ...[...Object.keys(servers), ...(BASELINE ? [baseline] : [])].map((name) =>
+    ...Object.keys(servers).map((name) =>
       row(name, "cold", cold[name] as Stats, pythonFloor, cold[pythonFloor] as Stats),
     ),
   ];
@@ -293,11 +293,16 @@ try {
     ),
   );
   if (BASELINE) {
-    const [now, before] = [cold[RELEASE] as Stats, cold[baseline] as Stats];
-    console.log(
-      `\nCold start of the release binary against the baseline, interleaved: p50 ${ms(now.p50)} ` +
-        `against ${ms(before.p50)} ms (${now.p50 <= before.p50 ? "−" : "+"}${ms(Math.abs(now.p50 - before.p50))}).`,
-    );
+    for (const [start, stats] of [
+      ["Warm", warm],
+      ["Cold", cold],
+    ] as const) {
+      const [now, before] = [stats[RELEASE] as Stats, stats[BASELINE_NAME] as Stats];
+      console.log(
+        `\n${start} start of the release binary against the baseline, interleaved: p50 ${ms(now.p50)} ` +
+          `against ${ms(before.p50)} ms (${now.p50 <= before.p50 ? "−" : "+"}${ms(Math.abs(now.p50 - before.p50))}).`,
+      );
+    }
   }
   console.log(
     "\nThe first `tools/call` (`conda_info`), sent as soon as `tools/list` is answered: sent → answered (ms):\n",
