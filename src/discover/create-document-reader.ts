@@ -18,10 +18,13 @@ import { parseJsonOutput } from "../result/parse-json-output.ts";
 import { expandParser } from "./expand-document.ts";
 import { summarizeMessage } from "./summarize-message.ts";
 
-/** What introspect.py's lines have come to: its document, its failure, or nothing yet. */
+/**
+ * What introspect.py's lines have come to: its document, its failure (a CondaMcpError, or what
+ * onCommand threw), or nothing yet.
+ */
 export type DocumentOutcome =
   | { kind: "document"; document: IntrospectionDocument }
-  | { kind: "failed"; error: CondaMcpError }
+  | { kind: "failed"; error: unknown }
   | { kind: "pending" };
 
 /** Reads introspect.py's stdout a chunk at a time. */
@@ -56,7 +59,8 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
   const decoder = new TextDecoder();
   const decided = Promise.withResolvers<void>();
   let outcome: DocumentOutcome = { kind: "pending" };
-  let rest = "";
+  // The pieces of the line not yet ended, joined once its end comes.
+  const partial: string[] = [];
   let bytes = 0;
   let first = true;
   let facts: IntrospectionFacts | null = null;
@@ -105,6 +109,7 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
       });
     }
     if ("ok" in line) {
+      if (facts !== null) return malformed("the installation's facts came twice");
       facts = check(introspectionLineSchemas.facts, line);
       return;
     }
@@ -135,11 +140,23 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
       if (outcome.kind !== "pending") return;
       bytes += chunk.byteLength;
       if (bytes > options.maxBytes) return;
-      const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
-      rest = lines.pop() ?? "";
-      for (const line of lines) {
-        if (outcome.kind === "pending") take(line);
+      const text = decoder.decode(chunk, { stream: true });
+      let start = 0;
+      for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+        partial.push(text.slice(start, end));
+        start = end + 1;
+        const line = partial.join("");
+        partial.length = 0;
+        // A throw here would end the read of stdout as a broken pipe does: Python, blocked on a
+        // full pipe, would then run into the deadline, and the error would be lost.
+        try {
+          take(line);
+        } catch (error) {
+          decide({ kind: "failed", error });
+        }
+        if (outcome.kind !== "pending") return;
       }
+      partial.push(text.slice(start));
     },
     outcome: () => outcome,
     decided: decided.promise,

@@ -318,7 +318,12 @@ export function advertisedJsonSchema(
  */
 export type SharedParamSchemas = Map<
   string,
-  { entry: AnySchema; jsonSchema: object; described: Map<string, object> }
+  {
+    entry: AnySchema;
+    jsonSchema: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+    described: Map<string, object>;
+  }
 >;
 
 /** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
@@ -340,15 +345,19 @@ function paramEntry(
       entry: param.required ? schema : (v.optional(schema) as AnySchema),
       // `optional` without a default adds nothing to the JSON Schema of what it wraps.
       jsonSchema: advertisedJsonSchema(schema, detail),
+      metadata,
       described: new Map(),
     };
     shared.set(key, built);
   }
   if (description === "") return built;
-  // What the conversion of a v.description() piped last adds, without converting the rest again.
   let jsonSchema = built.described.get(description);
   if (jsonSchema === undefined) {
-    jsonSchema = { ...built.jsonSchema, description };
+    // What converting v.description() piped before v.metadata() gives, without converting the
+    // rest again: the description after the value's rules, before the metadata's keys.
+    const { metadata } = built;
+    const rules = Object.entries(built.jsonSchema).filter(([name]) => !(name in metadata));
+    jsonSchema = { ...Object.fromEntries(rules), description, ...metadata };
     built.described.set(description, jsonSchema);
   }
   return { entry: built.entry, jsonSchema };

@@ -1,9 +1,8 @@
 import type { CatalogCommand, Param } from "../catalog/catalog-types.ts";
 
-// A command's setters by dest, found once: a cold start asks for every param of every tool, and
-// a scan of all of a command's params each time made that quadratic. Cataloged commands do not
-// change.
-const settersByDest = new WeakMap<CatalogCommand, Map<string, Param[]>>();
+// A command's setters by dest, found once per params list: a cold start asks for every param of
+// every tool, and a scan of all of a command's params each time made that quadratic.
+const settersByDest = new WeakMap<readonly Param[], Map<string, Param[]>>();
 
 /**
  * The other options that set the same conda setting as a param (`--strict-channel-priority`
@@ -23,7 +22,7 @@ export function settingPartners(command: CatalogCommand, param: Param): Param[] 
 }
 
 function settersOf(command: CatalogCommand): Map<string, Param[]> {
-  let byDest = settersByDest.get(command);
+  let byDest = settersByDest.get(command.params);
   if (byDest === undefined) {
     byDest = new Map();
     for (const param of command.params) {
@@ -32,7 +31,7 @@ function settersOf(command: CatalogCommand): Map<string, Param[]> {
       if (setters) setters.push(param);
       else byDest.set(param.dest, [param]);
     }
-    settersByDest.set(command, byDest);
+    settersByDest.set(command.params, byDest);
   }
   return byDest;
 }

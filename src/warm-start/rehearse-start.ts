@@ -18,8 +18,12 @@ import recorded from "./rehearsal-document.jsonl" with { type: "text" };
  */
 export function rehearseStart(config: Config, version: string): string {
   const streamed = createStreamedCatalog(credentialValues(config.env));
-  const reader = createDocumentReader({ maxBytes: recorded.length, onCommand: streamed.onCommand });
-  reader.push(new TextEncoder().encode(recorded));
+  const bytes = new TextEncoder().encode(recorded);
+  const reader = createDocumentReader({
+    maxBytes: bytes.byteLength,
+    onCommand: streamed.onCommand,
+  });
+  reader.push(bytes);
   const outcome = reader.outcome();
   const catalog = streamed.finish();
   if (outcome.kind === "failed") throw outcome.error;

@@ -1,41 +1,49 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
+import type { Catalog } from "../../src/catalog/catalog-types.ts";
+import { createStreamedCatalog } from "../../src/catalog/create-streamed-catalog.ts";
 import { credentialValues } from "../../src/catalog/credential-values.ts";
-import { parseConfig } from "../../src/config.ts";
-import { discoverCatalog } from "../../src/discover-catalog.ts";
+import { expandDocument } from "../../src/discover/expand-document.ts";
+import { introspect } from "../../src/discover/introspect.ts";
+import { resolvePython } from "../../src/discover/resolve-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { describeRealConda, REAL_CONDA } from "../support/real-conda.ts";
 
+// A credential value found in conda's help, so that both builds must redact alike.
 const SECRET = "environment";
 
 /**
- * A fresh start's catalog, built a command at a time as Python's lines come, beside the catalog
- * built from the whole tree that start ends up with.
+ * The catalog a cold start builds a command at a time as Python's lines come, beside the
+ * catalog of the whole tree the same introspection ends with.
  */
 async function streamedAndWhole(condaExe: string, env: Record<string, string>) {
-  // A credential value found in conda's help, so that both builds must redact alike.
-  const withSecret = { ...env, CONDA_MCP_TEST_TOKEN: SECRET };
-  const config = parseConfig(["--conda", condaExe, "--no-cache"], {
-    env: withSecret,
-    platform: process.platform,
-    home: env.HOME ?? "/",
-    cwd: env.HOME ?? "/",
+  const secretValues = credentialValues({ ...env, CONDA_MCP_TEST_TOKEN: SECRET });
+  const host = { env, platform: process.platform, timeoutMs: 120_000 };
+  const { python } = await resolvePython(condaExe, host);
+  const streamed = createStreamedCatalog(secretValues);
+  let commands = 0;
+  const document = await introspect(python, {
+    ...host,
+    onCommand: (command, facts) => {
+      commands++;
+      streamed.onCommand(command, facts);
+    },
   });
-  const { discovery, catalog } = await discoverCatalog(config, () => {});
-  const whole = buildCatalog(discovery.tree, {
-    secretValues: credentialValues(withSecret),
-    preParser: discovery.preParser,
-  });
-  return { streamed: catalog, whole, source: discovery.installation.source };
+  const { tree, pre_parser } = expandDocument(document);
+  const whole = buildCatalog(tree, { secretValues, preParser: pre_parser });
+  return { streamed: streamed.finish(), whole, commands, topLevel: tree.subcommands.length };
 }
 
 function catalogCases(sides: () => Awaited<ReturnType<typeof streamedAndWhole>>) {
-  test("a fresh start's streamed catalog is the catalog of its whole tree", () => {
-    const { streamed, whole, source } = sides();
-    expect(source).toBe("introspection");
-    expect(streamed.commands.length).toBeGreaterThan(20);
-    expect(streamed).toEqual(whole);
-    const descriptions = streamed.commands.flatMap((c) => c.params.map((p) => p.description));
+  test("a cold start's streamed catalog is the catalog of its whole tree", () => {
+    const { streamed, whole, commands, topLevel } = sides();
+    // Every top-level command came through the stream, once.
+    expect(commands).toBe(topLevel);
+    expect(streamed).not.toBeNull();
+    const catalog = streamed as Catalog;
+    expect(catalog.commands.length).toBeGreaterThan(20);
+    expect(catalog).toEqual(whole);
+    const descriptions = catalog.commands.flatMap((c) => c.params.map((p) => p.description));
     expect(descriptions.some((text) => text.includes(SECRET))).toBe(false);
   });
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { createDocumentReader } from "../../src/discover/create-document-reader.ts";
 import { expandDocument } from "../../src/discover/expand-document.ts";
+import type { CondaMcpError } from "../../src/errors.ts";
 import { introspectionDocumentSchema } from "../../src/introspection-payload.ts";
 import recorded from "../../src/warm-start/rehearsal-document.jsonl" with { type: "text" };
 
@@ -10,11 +11,15 @@ const LINES = recorded.trimEnd().split("\n");
 const SITE_LINE = JSON.stringify({ site_dirs: ["/opt/conda/lib/python3.11/site-packages"] });
 const encode = (text: string) => new TextEncoder().encode(text);
 
-function read(lines: string[], options: { maxBytes?: number; chunkBytes?: number } = {}) {
+function read(
+  lines: string[],
+  options: { maxBytes?: number; chunkBytes?: number; onCommand?: () => void } = {},
+) {
   const siteDirs: string[][] = [];
   const reader = createDocumentReader({
     maxBytes: options.maxBytes ?? 1024 * 1024,
     onSiteDirs: (dirs) => siteDirs.push(dirs),
+    onCommand: options.onCommand,
   });
   const bytes = encode(lines.map((line) => `${line}\n`).join(""));
   const step = options.chunkBytes ?? bytes.length;
@@ -25,7 +30,8 @@ function read(lines: string[], options: { maxBytes?: number; chunkBytes?: number
 function failure(lines: string[]): { code: string; message: string } {
   const { outcome } = read(lines);
   if (outcome.kind !== "failed") throw new Error(`expected a failure, got ${outcome.kind}`);
-  return { code: outcome.error.code, message: outcome.error.message };
+  const error = outcome.error as CondaMcpError;
+  return { code: error.code, message: error.message };
 }
 
 /** The recorded line at `index`, changed. */
@@ -62,9 +68,16 @@ describe("reading introspect.py's lines", () => {
   });
 
   test("chunks that split lines and characters anywhere give the same document", () => {
-    const whole = read([SITE_LINE, ...LINES]).outcome;
-    for (const chunkBytes of [1, 7, 4096]) {
-      expect(read([SITE_LINE, ...LINES], { chunkBytes }).outcome).toEqual(whole);
+    // Help in other scripts than ASCII, as conda's translations or a plugin's could have.
+    const lines = changed(1, (line) => {
+      const [first] = line.actions as { help: string | null }[];
+      if (first) first.help = "Zeigt Hilfe an: é, €, 𝄞.";
+    });
+    const whole = read([SITE_LINE, ...lines]).outcome;
+    if (whole.kind !== "document") throw new Error(whole.kind);
+    expect(whole.document.actions[0]?.help).toBe("Zeigt Hilfe an: é, €, 𝄞.");
+    for (const chunkBytes of [1, 2, 3, 7, 4096]) {
+      expect(read([SITE_LINE, ...lines], { chunkBytes }).outcome).toEqual(whole);
     }
   });
 
@@ -108,9 +121,22 @@ describe("reading introspect.py's lines", () => {
     );
   });
 
+  test("what the catalog throws for a command ends the document with that error", () => {
+    const broken = new Error("the catalog could not read this command");
+    const { outcome } = read(LINES, {
+      onCommand: () => {
+        throw broken;
+      },
+    });
+    expect(outcome).toEqual({ kind: "failed", error: broken });
+  });
+
   test("lines out of their order, or of no kind, are malformed", () => {
     expect(failure(LINES.slice(1)).message).toContain(
       "the installation's facts did not come first",
+    );
+    expect(failure([LINES[0] as string, ...LINES]).message).toContain(
+      "the installation's facts came twice",
     );
     expect(failure([...LINES.slice(0, 1), "not json", ...LINES.slice(1)]).message).toContain(
       "a line is not a JSON object",

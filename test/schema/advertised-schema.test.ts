@@ -170,6 +170,14 @@ describe.each(DETAILS)("params shared between tools (%s detail)", (detail) => {
     }
     const described = together.flatMap((s) => Object.values(s.jsonSchema.properties));
     expect(described.filter((p) => (p as Property).description).length).toBeGreaterThan(100);
+    // Where valibot's own conversion puts a description piped before the metadata: before
+    // `default` and `deprecated`, so tools/list keeps its bytes.
+    const withDefault = described.filter((p) => "default" in p && "description" in p);
+    expect(withDefault.length).toBeGreaterThan(0);
+    for (const property of withDefault) {
+      const keys = Object.keys(property);
+      expect(keys.indexOf("description")).toBeLessThan(keys.indexOf("default"));
+    }
   });
 
   test("are built once: the same option in two tools is one schema", () => {

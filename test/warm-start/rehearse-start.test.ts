@@ -30,8 +30,9 @@ const configOf = (...args: string[]) =>
 
 /** The document recorded lines come to, read as a start reads Python's. */
 function readLines(text: string) {
-  const reader = createDocumentReader({ maxBytes: text.length });
-  reader.push(new TextEncoder().encode(text));
+  const bytes = new TextEncoder().encode(text);
+  const reader = createDocumentReader({ maxBytes: bytes.byteLength });
+  reader.push(bytes);
   const outcome = reader.outcome();
   if (outcome.kind !== "document") throw new Error(`the recorded lines are ${outcome.kind}`);
   return outcome.document;
