@@ -120,7 +120,11 @@ async function runAdmitted(
             })
             .catch(() => {});
         };
-  const outcome = await deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
+  const running = deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
+  // restart_required compares the fingerprint after the run: read while conda runs (a read's
+  // spawn is all microtasks, so this comes after it), only the watch's few stats remain then.
+  setImmediate(deps.currentFingerprint);
+  const outcome = await running;
   if ("refused" in outcome) return errorResult(outcome.refused);
   const result = outcome.ran;
   if (!result.cancelled) {
