@@ -1,5 +1,4 @@
-import { readdirSync, realpathSync, statSync } from "node:fs";
-import { lutimes } from "node:fs/promises";
+import { lutimesSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { compareText } from "../compare-text.ts";
@@ -153,12 +152,12 @@ export function catalogCacheKey(options: CatalogCacheOptions): string {
  * fingerprint (conda, plugins, executable, interpreter) or conda configuration files no longer
  * match. Never throws and never runs a process.
  */
-export async function readCatalogCache(
+export function readCatalogCache(
   options: CatalogCacheOptions,
   key: string,
   /** What the startup snapshot proved moments ago (see ProvenEntry). */
   proven: ProvenEntry | null = null,
-): Promise<(CachedDiscovery & { stamp: CacheStamp; digest: string; proven: boolean }) | null> {
+): (CachedDiscovery & { stamp: CacheStamp; digest: string; proven: boolean }) | null {
   const file = path.join(options.cacheDir, `${key}.json`);
   try {
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
@@ -183,8 +182,11 @@ export async function readCatalogCache(
     const changed = current ? null : stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
     // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
-    const now = new Date();
-    await lutimes(file, now, now).catch(() => undefined);
+    // Synchronously: one system call, where awaiting the thread pool left a warm start idle.
+    try {
+      const now = new Date();
+      lutimesSync(file, now, now);
+    } catch {}
     return {
       python: entry.input.python,
       pythonSource: entry.pythonSource,

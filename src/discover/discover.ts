@@ -96,7 +96,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   // The key is taken before introspecting, so an entry never describes a later executable.
   const key = cache ? (options.found?.catalogKey ?? catalogCacheKey(cache)) : null;
   if (cache && key) {
-    const cached = await readCatalogCache(cache, key, options.found?.proven ?? null);
+    const cached = readCatalogCache(cache, key, options.found?.proven ?? null);
     if (cached) {
       const { stamp, digest, proven, ...restored } = cached;
       return discovered(executable, restored, "cache", 0, {
