@@ -1,7 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
-  CallToolResultSchema,
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -78,14 +77,5 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
     }
   });
 
-  // The SDK checks every tools/call result against its zod schema, and zod compiles its check
-  // on the first (2 to 3 ms): done in idle time now rather than in the first call's answer.
-  setImmediate(() =>
-    CallToolResultSchema.safeParse({
-      content: [{ type: "text", text: "" }],
-      structuredContent: {},
-      isError: false,
-    }),
-  );
   return server;
 }
