@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import packageJson from "../package.json" with { type: "json" };
 import { type Config, parseConfig, usage } from "./config.ts";
 import { CondaMcpError } from "./errors.ts";
+import { interpretZodSchemas } from "./interpret-zod-schemas.ts";
 import { LineReader } from "./stdio/line-reader.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import {
@@ -16,6 +17,8 @@ import { writeAll } from "./write-all.ts";
 // run.ts, after a warm start has answered the handshake (test/warm-start checks this).
 
 const VERSION: string = packageJson.version;
+
+interpretZodSchemas();
 
 function log(line: string): void {
   process.stderr.write(`conda-mcp: ${line}\n`);

@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+
+const ENTRY = join(import.meta.dir, "..", "src", "interpret-zod-schemas.ts");
+
+/**
+ * In a fresh process (this one may have built the SDK's schemas already): counts zod's
+ * compilations (each is a `new Function`) while the SDK's schemas load and parse one valid and
+ * one invalid `initialize` and a tool result, with or without interpretZodSchemas() first.
+ */
+async function firstParses(interpret: boolean) {
+  const script = `
+    import { interpretZodSchemas } from ${JSON.stringify(ENTRY)};
+    if (${interpret}) interpretZodSchemas();
+    let compiled = 0;
+    globalThis.Function = new Proxy(Function, {
+      construct(target, args) { compiled++; return Reflect.construct(target, args); },
+    });
+    const { InitializeRequestSchema, CallToolResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const params = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } };
+    const valid = InitializeRequestSchema.safeParse({ method: "initialize", params }).success;
+    const invalid = InitializeRequestSchema.safeParse({ method: "initialize", params: { ...params, clientInfo: 1 } }).success;
+    const result = CallToolResultSchema.safeParse({ content: [{ type: "text", text: "x" }], structuredContent: { exit_code: 0 } }).success;
+    console.log(JSON.stringify({ compiled, valid, invalid, result }));
+  `;
+  const child = Bun.spawn([process.execPath, "-e", script], {
+    cwd: join(import.meta.dir, ".."),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  expect(err).toBe("");
+  expect(code).toBe(0);
+  return JSON.parse(out) as { compiled: number; valid: boolean; invalid: boolean; result: boolean };
+}
+
+describe("interpretZodSchemas", () => {
+  test("the SDK's schemas then parse as before without compiling a parser", async () => {
+    // Without it, zod compiles: the count sees what the setting saves.
+    const compiling = await firstParses(false);
+    expect(compiling.compiled).toBeGreaterThan(0);
+    const interpreting = await firstParses(true);
+    expect(interpreting.compiled).toBe(0);
+    expect(interpreting).toEqual({ ...compiling, compiled: 0 });
+    expect(interpreting).toEqual({ compiled: 0, valid: true, invalid: false, result: true });
+  });
+});
