@@ -92,6 +92,7 @@ if (withServe) {
     log,
     stop: stop.signal,
     stdin: null,
+    stdout: null,
     handover: null,
     waiting: null,
     recorder: null,

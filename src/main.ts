@@ -5,6 +5,7 @@ import { type Config, parseConfig, usage } from "./config.ts";
 import { CondaMcpError } from "./errors.ts";
 import { interpretZodSchemas } from "./interpret-zod-schemas.ts";
 import { LineReader } from "./stdio/line-reader.ts";
+import { stdoutOutput } from "./stdio/stdout-output.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import {
   readStartupSnapshot,
@@ -42,23 +43,18 @@ async function main(config: Config): Promise<void> {
   const onStdio = config.mode === "serve" && config.http === null;
   const place = onStdio ? snapshotPlace(config, VERSION, log) : null;
   const snapshot = place ? readStartupSnapshot(place) : null;
-  // Setting up process.stdin takes about a millisecond: a start without a snapshot spends it
-  // once conda's Python is spawned (run.ts), not before.
+  // A start without a snapshot opens stdin once conda's Python is spawned (run.ts), not before.
   let stdin: LineReader | null = null;
-  const openStdin = onStdio ? () => (stdin ??= new LineReader(process.stdin)) : null;
+  const openStdin = onStdio ? () => (stdin ??= new LineReader(Bun.stdin.stream())) : null;
+  const stdout = onStdio ? stdoutOutput() : null;
   let handover: Handover | null = null;
-  if (openStdin && snapshot) {
+  if (openStdin && stdout && snapshot) {
     // While only the snapshot answers, SIGTERM and SIGINT simply end the process cleanly.
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once("SIGTERM", onSignal);
     process.once("SIGINT", onSignal);
-    handover = await answerHandshake(
-      snapshotAnswers(snapshot),
-      openStdin(),
-      process.stdout,
-      stop.signal,
-    );
+    handover = await answerHandshake(snapshotAnswers(snapshot), openStdin(), stdout, stop.signal);
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
     if (handover === null) return;
@@ -68,7 +64,7 @@ async function main(config: Config): Promise<void> {
   const proven = snapshot && { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest };
   const found = place && { ...place.found, proven };
   const recordedCatalog = snapshot?.catalog ?? null;
-  await run({ config, version: VERSION, log, openStdin, handover, found, recordedCatalog });
+  await run({ config, version: VERSION, log, openStdin, stdout, handover, found, recordedCatalog });
 }
 
 try {

@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
+import type { LineOutput } from "./stdio/stdout-output.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import { opensPlainHandshake } from "./warm-start/handshake-shapes.ts";
 import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
@@ -17,6 +18,8 @@ interface RunInput {
   log: (line: string) => void;
   /** Opens the stdin reader (once) when serving on stdio; main.ts did if a snapshot answered. */
   openStdin: (() => LineReader) | null;
+  /** Standard output when serving on stdio, where main.ts's answers went if a snapshot answered. */
+  stdout: LineOutput | null;
   handover: Handover | null;
   /** The conda and catalog key the start already found, if it looked for a snapshot. */
   found: FoundConda | null;
@@ -59,8 +62,7 @@ export async function run(input: RunInput): Promise<void> {
     ),
   ]);
   const stdin = input.openStdin?.() ?? null;
-  // process.stdout is made on first use (about half a millisecond): now, while Python runs.
-  const stdout = stdin && process.stdout;
+  const stdout = stdin && input.stdout;
   const start = await loadServerStart();
   // While Python runs, what this start does once it answers runs once on a small recorded
   // document, so that it runs warm then. With one core, that would only slow Python down.
@@ -123,7 +125,16 @@ export async function run(input: RunInput): Promise<void> {
     // What this start answered itself is out: only now is a fresh catalog cache entry written.
     void discovery.cache?.store();
     const { serve } = serveModule ?? (await import("./server/serve.ts"));
-    await serve({ ...input, stdin, handover, prepared, waiting, stop: stop.signal, recorder });
+    await serve({
+      ...input,
+      stdin,
+      stdout,
+      handover,
+      prepared,
+      waiting,
+      stop: stop.signal,
+      recorder,
+    });
   } finally {
     // However serving ended, no call outlives it: every process tree is gone first.
     prepared.shutdown.abort();

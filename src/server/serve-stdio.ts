@@ -1,5 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { LineReader } from "../stdio/line-reader.ts";
+import type { LineOutput } from "../stdio/stdout-output.ts";
 import {
   StdioLineTransport,
   type StdioLineTransportOptions,
@@ -8,14 +9,14 @@ import {
 /**
  * Serves MCP on stdin/stdout until the client closes stdin, then aborts running calls (their
  * process trees are killed) and resolves. `reader` reads stdin; lines it read before the server
- * was ready (and not answered by the start-up answerer) are served first.
+ * was ready (and not answered by the start-up answerer) are served first. `output` writes stdout.
  */
 export async function serveStdio(
   server: Server,
   shutdown: AbortController,
-  options: StdioLineTransportOptions & { reader: LineReader },
+  options: StdioLineTransportOptions & { reader: LineReader; output: LineOutput },
 ): Promise<void> {
-  const transport = new StdioLineTransport(options.reader, process.stdout, options);
+  const transport = new StdioLineTransport(options.reader, options.output, options);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });

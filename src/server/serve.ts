@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../config.ts";
 import { LineReader } from "../stdio/line-reader.ts";
+import { type LineOutput, stdoutOutput } from "../stdio/stdout-output.ts";
 import type { Handover } from "../warm-start/answer-handshake.ts";
 import type { SnapshotRecorder } from "../warm-start/create-snapshot-recorder.ts";
 import { createServer } from "./create-server.ts";
@@ -31,6 +32,8 @@ export async function serve(input: {
   stop: AbortSignal;
   /** The stdin reader main.ts started (lines read so far wait in it); null makes one. */
   stdin: LineReader | null;
+  /** The stdout main.ts writes through (the start-up answerer's writes went there); null makes one. */
+  stdout: LineOutput | null;
   /** What the start-up answerer did before; null when it did not run. */
   handover: Handover | null;
   /** Calls started from the lines that waited while the SDK loaded (stdio only). */
@@ -58,7 +61,8 @@ export async function serve(input: {
     const server = createServer(deps, input.waiting);
     const snapshot = input.recorder;
     const stdio = serveStdio(server, shutdown, {
-      reader: input.stdin ?? new LineReader(process.stdin),
+      reader: input.stdin ?? new LineReader(Bun.stdin.stream()),
+      output: input.stdout ?? stdoutOutput(),
       // Only plain handshake messages are handed over (see handshake-shapes.ts).
       replay: (handover?.replay ?? []) as JSONRPCMessage[],
       observer: snapshot?.observer,

@@ -1,5 +1,3 @@
-import type { Readable } from "node:stream";
-
 /** Longest accepted message line (the SDK's stdio transport uses the same bound). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
@@ -18,25 +16,28 @@ export interface LineConsumer {
 /**
  * Splits a byte stream into lines (newline-delimited JSON) and hands them to one consumer at a
  * time. Lines that arrive while nobody takes them wait, in order, for the next consumer, so the
- * start-up answerer can pass the input on to the full server without losing a byte.
+ * start-up answerer can pass the input on to the full server without losing a byte. It reads a
+ * web stream (`Bun.stdin.stream()`): process.stdin would load Node's stream modules, which
+ * took longer than a warm start's whole answer.
  */
 export class LineReader {
-  readonly #input: Readable;
+  readonly #input: {
+    read(): Promise<{ done: true; value?: Uint8Array } | { done: false; value: Uint8Array }>;
+    cancel(): Promise<void>;
+  };
   readonly maxLineBytes: number;
   #consumer: LineConsumer | null = null;
   #waiting: InputLine[] = [];
   #ended = false;
-  #parts: Buffer[] = [];
+  #closed = false;
+  #parts: Uint8Array[] = [];
   #size = 0;
   #oversized = false;
 
-  constructor(input: Readable, maxLineBytes = MAX_LINE_BYTES) {
-    this.#input = input;
+  constructor(input: ReadableStream<Uint8Array>, maxLineBytes = MAX_LINE_BYTES) {
+    this.#input = input.getReader();
     this.maxLineBytes = maxLineBytes;
-    input.on("data", this.#onData);
-    input.once("end", this.#onEnd);
-    input.once("close", this.#onEnd);
-    input.on("error", this.#onError);
+    void this.#read();
   }
 
   /** Makes `consumer` the one that takes lines, starting with those that waited. */
@@ -66,14 +67,11 @@ export class LineReader {
 
   /** Stops reading for good; lines not yet taken are dropped. */
   close(): void {
+    this.#closed = true;
     this.#consumer = null;
     this.#waiting = [];
     this.#parts = [];
-    this.#input.off("data", this.#onData);
-    this.#input.off("end", this.#onEnd);
-    this.#input.off("close", this.#onEnd);
-    this.#input.off("error", this.#onError);
-    if (this.#input.listenerCount("data") === 0) this.#input.pause();
+    this.#input.cancel().catch(() => {});
   }
 
   #deliver(line: InputLine): void {
@@ -82,8 +80,22 @@ export class LineReader {
     this.#waiting.push(line);
   }
 
-  #onData = (chunk: Buffer | string): void => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+  async #read(): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await this.#input.read();
+        if (done || this.#closed) break;
+        this.#onData(value);
+      }
+    } catch (error) {
+      // As a Node stream closes after its error: the consumer hears of both.
+      if (!this.#closed)
+        this.#consumer?.error(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (!this.#closed) this.#onEnd();
+  }
+
+  #onData(bytes: Uint8Array): void {
     let start = 0;
     for (let newline = bytes.indexOf(10); newline !== -1; newline = bytes.indexOf(10, start)) {
       this.#append(bytes.subarray(start, newline));
@@ -91,19 +103,15 @@ export class LineReader {
       start = newline + 1;
     }
     this.#append(bytes.subarray(start));
-  };
+  }
 
-  #onEnd = (): void => {
+  #onEnd(): void {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#consumer && this.#waiting.length === 0) this.#consumer.end();
-  };
+  }
 
-  #onError = (error: Error): void => {
-    this.#consumer?.error(error);
-  };
-
-  #append(part: Buffer): void {
+  #append(part: Uint8Array): void {
     if (this.#oversized || part.length === 0) return;
     if (this.#size + part.length > this.maxLineBytes) {
       // Keep reading, but nothing more of this line, until its newline.

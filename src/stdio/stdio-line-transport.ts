@@ -1,4 +1,3 @@
-import type { Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -8,6 +7,7 @@ import {
   errorReply,
 } from "../check-client-message.ts";
 import type { InputLine, LineConsumer, LineReader } from "./line-reader.ts";
+import type { LineOutput } from "./stdout-output.ts";
 
 /** Sees every message that passes through the transport, in order. */
 export interface TransportObserver {
@@ -71,7 +71,7 @@ export class StdioLineTransport implements Transport, LineConsumer {
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #reader: LineReader;
-  readonly #output: Writable;
+  readonly #output: LineOutput;
   readonly #replay: readonly JSONRPCMessage[];
   readonly #observer: TransportObserver | null;
   // Requests replayed from the start-up answerer: their answers are swallowed once.
@@ -79,7 +79,7 @@ export class StdioLineTransport implements Transport, LineConsumer {
   #closed = false;
   readonly #pending = new Set<Promise<void>>();
 
-  constructor(reader: LineReader, output: Writable, options: StdioLineTransportOptions = {}) {
+  constructor(reader: LineReader, output: LineOutput, options: StdioLineTransportOptions = {}) {
     this.#reader = reader;
     this.#output = output;
     this.#replay = options.replay ?? [];

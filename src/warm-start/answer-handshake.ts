@@ -1,6 +1,6 @@
-import type { Writable } from "node:stream";
 import type { InputLine, LineReader } from "../stdio/line-reader.ts";
 import { parseInputLine } from "../stdio/parse-input-line.ts";
+import type { LineOutput } from "../stdio/stdout-output.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
 import type { AnsweredEarly } from "./record-handshake.ts";
 
@@ -37,7 +37,7 @@ export interface Handover {
 export function answerHandshake(
   answers: HandshakeAnswers,
   reader: LineReader,
-  output: Writable,
+  output: LineOutput,
   stop: AbortSignal,
 ): Promise<Handover | null> {
   return new Promise((resolve) => {

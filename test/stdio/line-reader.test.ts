@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PassThrough } from "node:stream";
 import { type InputLine, type LineConsumer, LineReader } from "../../src/stdio/line-reader.ts";
+import { byteInput } from "../support/byte-input.ts";
 
 /** A consumer that takes lines until `refuseFrom` says no, recording what it saw. */
 function recorder(refuseFrom: (line: InputLine) => boolean = () => false) {
@@ -25,8 +25,8 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("LineReader", () => {
   test("lines split across chunks arrive whole; blank lines are skipped", async () => {
-    const input = new PassThrough();
-    const reader = new LineReader(input);
+    const input = byteInput();
+    const reader = new LineReader(input.stream);
     const first = recorder();
     reader.attach(first.consumer);
     input.write('{"a":');
@@ -37,8 +37,8 @@ describe("LineReader", () => {
   });
 
   test("a refused line and every later one wait, in order, for the next consumer", async () => {
-    const input = new PassThrough();
-    const reader = new LineReader(input);
+    const input = byteInput();
+    const reader = new LineReader(input.stream);
     const early = recorder((line) => text(line) === "hand over");
     reader.attach(early.consumer);
     input.write("one\nhand over\nthree\n");
@@ -60,8 +60,8 @@ describe("LineReader", () => {
   });
 
   test("the end reaches the consumer that holds the input when it ends", async () => {
-    const input = new PassThrough();
-    const reader = new LineReader(input);
+    const input = byteInput();
+    const reader = new LineReader(input.stream);
     const only = recorder();
     reader.attach(only.consumer);
     input.end("last line without newline is dropped");
@@ -71,13 +71,54 @@ describe("LineReader", () => {
   });
 
   test("a line over the limit becomes one oversized mark and reading goes on", async () => {
-    const input = new PassThrough();
-    const reader = new LineReader(input, 8);
+    const input = byteInput();
+    const reader = new LineReader(input.stream, 8);
     const only = recorder();
     reader.attach(only.consumer);
     input.write("0123456789abcdef");
     input.write("more\nok\n");
     await tick();
     expect(only.taken.map(text)).toEqual(["<oversized>", "ok"]);
+  });
+
+  test("a read error reaches the consumer, then the end, as a Node stream's close follows its error", async () => {
+    const input = byteInput();
+    const reader = new LineReader(input.stream);
+    const errors: string[] = [];
+    let ended = 0;
+    reader.attach({
+      take: () => true,
+      end: () => {
+        ended++;
+      },
+      error: (error) => errors.push(error.message),
+    });
+    input.fail(new Error("EIO"));
+    await tick();
+    expect(errors).toEqual(["EIO"]);
+    expect(ended).toBe(1);
+  });
+
+  test("close stops reading for good: the stream is cancelled and later input is never taken", async () => {
+    let cancelled = 0;
+    let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+    const reader = new LineReader(stream);
+    const only = recorder();
+    reader.attach(only.consumer);
+    reader.close();
+    await tick();
+    expect(cancelled).toBe(1);
+    expect(() => controller?.enqueue(new TextEncoder().encode("late\n"))).toThrow();
+    await tick();
+    expect(only.taken).toEqual([]);
+    expect(only.ended()).toBe(0);
   });
 });

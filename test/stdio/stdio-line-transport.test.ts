@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { PassThrough } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineReader } from "../../src/stdio/line-reader.ts";
 import { checkInputLine, StdioLineTransport } from "../../src/stdio/stdio-line-transport.ts";
+import { byteInput } from "../support/byte-input.ts";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -25,13 +25,15 @@ const LINES = [
 
 /** What a transport dispatches and answers for LINES, with or without checking them first. */
 async function serveLines(checkFirst: boolean) {
-  const input = new PassThrough();
-  const output = new PassThrough();
+  const input = byteInput();
   let written = "";
-  output.on("data", (chunk) => {
-    written += String(chunk);
-  });
-  const reader = new LineReader(input, 180);
+  const output = {
+    write(text: string, done: () => void) {
+      written += text;
+      done();
+    },
+  };
+  const reader = new LineReader(input.stream, 180);
   input.write(`${LINES.join("\n")}\n`);
   await tick();
   if (checkFirst) for (const line of reader.waiting()) checkInputLine(line, reader.maxLineBytes);
@@ -61,8 +63,8 @@ describe("StdioLineTransport", () => {
   });
 
   test("a line is checked once, whoever checks it first", async () => {
-    const input = new PassThrough();
-    const reader = new LineReader(input);
+    const input = byteInput();
+    const reader = new LineReader(input.stream);
     input.write(`${LINES[0]}\n`);
     await tick();
     const [line] = reader.waiting();

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { PassThrough, Writable } from "node:stream";
+import { Writable } from "node:stream";
 import { LineReader } from "../../src/stdio/line-reader.ts";
 import { answerHandshake, type HandshakeAnswers } from "../../src/warm-start/answer-handshake.ts";
+import { byteInput } from "../support/byte-input.ts";
 import { initializeLine } from "../support/spawn-raw-server.ts";
 
 const INITIALIZED = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
@@ -23,8 +24,8 @@ function countingAnswers(): HandshakeAnswers & { made: () => number } {
 }
 
 /** The answerer on a reader of `input`, with the lines it writes. */
-function answering(input: PassThrough, answers: HandshakeAnswers) {
-  const reader = new LineReader(input);
+function answering(input: ReturnType<typeof byteInput>, answers: HandshakeAnswers) {
+  const reader = new LineReader(input.stream);
   const written: string[] = [];
   const output = new Writable({
     write(chunk, _encoding, done) {
@@ -38,7 +39,7 @@ function answering(input: PassThrough, answers: HandshakeAnswers) {
 
 describe("the start-up answerer", () => {
   test("answers a pipelined plain handshake, then hands over what it handled and the rest", async () => {
-    const input = new PassThrough();
+    const input = byteInput();
     input.write(`${initializeLine(0, "2025-06-18")}${INITIALIZED}${LIST}${PING}`);
     const answers = countingAnswers();
     const { reader, written, handover } = answering(input, answers);
@@ -61,7 +62,7 @@ describe("the start-up answerer", () => {
   });
 
   test("makes the tool list once its initialize answer is out, before tools/list is asked", async () => {
-    const input = new PassThrough();
+    const input = byteInput();
     input.write(initializeLine(0, "2025-06-18"));
     const answers = countingAnswers();
     const { written, handover } = answering(input, answers);
@@ -73,7 +74,7 @@ describe("the start-up answerer", () => {
   });
 
   test("makes no tool list when the client has gone after initialize", async () => {
-    const input = new PassThrough();
+    const input = byteInput();
     input.end(initializeLine(0, "2025-06-18"));
     const answers = countingAnswers();
     const { written, handover } = answering(input, answers);
@@ -84,7 +85,7 @@ describe("the start-up answerer", () => {
   });
 
   test("hands an initialize it has no answer for to the full server, answering nothing", async () => {
-    const input = new PassThrough();
+    const input = byteInput();
     input.write(`${initializeLine(0, "2024-11-05")}${LIST}`);
     const { reader, written, handover } = answering(input, countingAnswers());
     const taken = await handover;
@@ -99,7 +100,7 @@ describe("the start-up answerer", () => {
   });
 
   test("leaves tools/list to the full server when the tool list fails to build", async () => {
-    const input = new PassThrough();
+    const input = byteInput();
     input.write(`${initializeLine(0, "2025-06-18")}${INITIALIZED}${LIST}`);
     const failing: HandshakeAnswers = {
       ...countingAnswers(),

@@ -68,6 +68,24 @@ describe("every module of the program", () => {
     // The scan sees such an import where there is one.
     expect(transpiler.scanImports('import { createHash } from "node:crypto";')).toHaveLength(1);
   });
+
+  // process.stdin and process.stdout are Node streams: the first use of either loads Node's
+  // stream modules, which took longer than a warm start's whole answer. The protocol goes
+  // through Bun.stdin.stream() and Bun.stdout.writer(); only --help, --version and `catalog`
+  // print through process.stdout.
+  test("serves stdio without process.stdin or process.stdout", () => {
+    // Comments may name them; the code, as the transpiler leaves it, may not.
+    const uses = (pattern: RegExp) =>
+      readdirSync(SRC, { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+        .filter((file) =>
+          pattern.test(transpiler.transformSync(readFileSync(join(SRC, file), "utf8"))),
+        )
+        .sort();
+    expect(uses(/process\.stdin\b/)).toEqual([]);
+    // main.ts for --help, --version and setup; run.ts for `catalog`.
+    expect(uses(/process\.stdout\b/)).toEqual(["main.ts", "run.ts"]);
+  });
 });
 
 /** The packages a set of modules' static closure imports. */
