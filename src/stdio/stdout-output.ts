@@ -5,16 +5,28 @@ export interface LineOutput {
 
 /**
  * Standard output through Bun's file sink: process.stdout would load Node's stream modules, as
- * process.stdin would (see LineReader). Writes keep their order; one that fails (the client has
- * gone, EPIPE) is dropped, as the input then ends too.
+ * process.stdin would (see LineReader). Writes keep their order. Once one fails (the client has
+ * gone: EPIPE, thrown by write or by flush) every later one is dropped, as the input then ends
+ * too.
  */
 export function stdoutOutput(): LineOutput {
   const sink = Bun.stdout.writer();
+  let broken = false;
   return {
     write(text, done) {
-      sink.write(text);
-      // flush() returns a promise only when the pipe could not take everything at once.
-      Promise.resolve(sink.flush()).then(done, done);
+      if (broken) return done();
+      const fail = () => {
+        broken = true;
+        done();
+      };
+      try {
+        // Either may answer with a promise: when the pipe could not take everything at once.
+        Promise.resolve(sink.write(text))
+          .then(() => sink.flush())
+          .then(() => done(), fail);
+      } catch {
+        fail();
+      }
     },
   };
 }
