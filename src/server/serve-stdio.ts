@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { LineReader } from "../stdio/line-reader.ts";
-import type { LineOutput } from "../stdio/stdout-output.ts";
 import {
   StdioLineTransport,
   type StdioLineTransportOptions,
 } from "../stdio/stdio-line-transport.ts";
+import type { LineOutput } from "../stdio/stdout-output.ts";
 
 /**
  * Serves MCP on stdin/stdout until the client closes stdin, then aborts running calls (their

@@ -13,6 +13,9 @@ export interface LineConsumer {
   error(error: Error): void;
 }
 
+/** What a read of the input gives: a chunk, or its end. */
+type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
+
 /**
  * Splits a byte stream into lines (newline-delimited JSON) and hands them to one consumer at a
  * time. Lines that arrive while nobody takes them wait, in order, for the next consumer, so the
@@ -22,7 +25,7 @@ export interface LineConsumer {
  */
 export class LineReader {
   readonly #input: {
-    read(): Promise<{ done: true; value?: Uint8Array } | { done: false; value: Uint8Array }>;
+    read(): Promise<ReadResult>;
     cancel(): Promise<void>;
   };
   readonly maxLineBytes: number;
@@ -80,17 +83,21 @@ export class LineReader {
     this.#waiting.push(line);
   }
 
+  // Only a failed read is the input's error: a throw from a consumer's take() is a fault of
+  // ours, left to crash loudly as an unhandled rejection rather than end the session quietly.
   async #read(): Promise<void> {
-    try {
-      for (;;) {
-        const { done, value } = await this.#input.read();
-        if (done || this.#closed) break;
-        this.#onData(value);
+    for (;;) {
+      let chunk: ReadResult;
+      try {
+        chunk = await this.#input.read();
+      } catch (error) {
+        // As a Node stream closes after its error: the consumer hears of both.
+        if (!this.#closed)
+          this.#consumer?.error(error instanceof Error ? error : new Error(String(error)));
+        break;
       }
-    } catch (error) {
-      // As a Node stream closes after its error: the consumer hears of both.
-      if (!this.#closed)
-        this.#consumer?.error(error instanceof Error ? error : new Error(String(error)));
+      if (chunk.done || this.#closed) break;
+      this.#onData(chunk.value);
     }
     if (!this.#closed) this.#onEnd();
   }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { type InputLine, type LineConsumer, LineReader } from "../../src/stdio/line-reader.ts";
 import { byteInput } from "../support/byte-input.ts";
 
@@ -120,5 +121,35 @@ describe("LineReader", () => {
     await tick();
     expect(only.taken).toEqual([]);
     expect(only.ended()).toBe(0);
+  });
+
+  test("a throw from a consumer is a fault that crashes loudly, never reported as the input's error", async () => {
+    const entry = join(import.meta.dir, "..", "..", "src", "stdio", "line-reader.ts");
+    const script = `
+      import { LineReader } from ${JSON.stringify(entry)};
+      const reader = new LineReader(Bun.stdin.stream());
+      reader.attach({
+        take: (line) => {
+          if (line.text === "boom") throw new Error("a handler's bug");
+          console.log("took " + line.text);
+          return true;
+        },
+        end: () => console.log("end"),
+        error: (error) => console.log("input error: " + error.message),
+      });
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], {
+      stdin: new Blob(["one\nboom\nthree\n"]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    expect(out).toBe("took one\n");
+    expect(err).toContain("a handler's bug");
+    expect(code).not.toBe(0);
   });
 });
