@@ -8,5 +8,7 @@
  */
 export function interpretZodSchemas(): void {
   const holder = globalThis as { __zod_globalConfig?: Record<string, unknown> };
-  holder.__zod_globalConfig = { ...holder.__zod_globalConfig, jitless: true };
+  // In place: a zod already loaded keeps the object it found there.
+  holder.__zod_globalConfig ??= {};
+  holder.__zod_globalConfig.jitless = true;
 }

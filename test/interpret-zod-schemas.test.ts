@@ -48,4 +48,21 @@ describe("interpretZodSchemas", () => {
     expect(interpreting).toEqual({ ...compiling, compiled: 0 });
     expect(interpreting).toEqual({ compiled: 0, valid: true, invalid: false, result: true });
   });
+
+  test("reaches a zod that was loaded before it", async () => {
+    const script = `
+      const core = await import("zod/v4/core");
+      const { interpretZodSchemas } = await import(${JSON.stringify(ENTRY)});
+      interpretZodSchemas();
+      console.log(JSON.stringify(core.globalConfig.jitless));
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], {
+      cwd: join(import.meta.dir, ".."),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(code).toBe(0);
+    expect(out.trim()).toBe("true");
+  });
 });
