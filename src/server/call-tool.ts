@@ -123,7 +123,13 @@ async function runAdmitted(
   const running = deps.runConda(argv, { ...options, signal: extra.signal, onHeartbeat });
   // restart_required compares the fingerprint after the run: read while conda runs (a read's
   // spawn is all microtasks, so this comes after it), only the watch's few stats remain then.
-  setImmediate(deps.currentFingerprint);
+  setImmediate(() => {
+    try {
+      deps.currentFingerprint();
+    } catch {
+      // The read after the run meets the same failure, in the call's own path.
+    }
+  });
   const outcome = await running;
   if ("refused" in outcome) return errorResult(outcome.refused);
   const result = outcome.ran;

@@ -9,8 +9,8 @@ const TEST_TIMEOUT = 60_000;
 
 /**
  * Runs a bun process that writes `count` numbered lines of `size` bytes through stdoutOutput,
- * `gapMs` apart from the tenth on, then reports on stderr how many `done` calls came; the shell
- * pipes its stdout into `reader`.
+ * `gapMs` apart from the tenth on, reports on stderr how many `done` calls came, and exits at
+ * once; the shell pipes its stdout into `reader`.
  */
 async function writeLines(options: { count: number; size: number; gapMs: number; reader: string }) {
   const script = `
@@ -23,6 +23,8 @@ async function writeLines(options: { count: number; size: number; gapMs: number;
     }
     while (done < ${options.count}) await Bun.sleep(5);
     console.error(JSON.stringify({ done }));
+    // As the program does once its last answer's done has come: nothing may be lost then.
+    process.exit(0);
   `;
   const child = Bun.spawn(
     ["bash", "-c", `set -o pipefail; "$0" -e "$1" | ${options.reader}`, process.execPath, script],
