@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { runProgram } from "./support/run-program.ts";
 
 const ENTRY = join(import.meta.dir, "..", "src", "interpret-zod-schemas.ts");
+
+/** Runs a script in a fresh bun (this process may have built the SDK's schemas already). */
+const runBun = (script: string) =>
+  runProgram([process.execPath, "-e", script], {
+    env: process.env,
+    timeoutMs: 30_000,
+    cwd: join(import.meta.dir, ".."),
+  });
 
 /**
  * In a fresh process (this one may have built the SDK's schemas already): counts zod's
@@ -23,19 +32,15 @@ async function firstParses(interpret: boolean) {
     const result = CallToolResultSchema.safeParse({ content: [{ type: "text", text: "x" }], structuredContent: { exit_code: 0 } }).success;
     console.log(JSON.stringify({ compiled, valid, invalid, result }));
   `;
-  const child = Bun.spawn([process.execPath, "-e", script], {
-    cwd: join(import.meta.dir, ".."),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  expect(err).toBe("");
-  expect(code).toBe(0);
-  return JSON.parse(out) as { compiled: number; valid: boolean; invalid: boolean; result: boolean };
+  const run = await runBun(script);
+  expect(run.stderr).toBe("");
+  expect(run.exitCode).toBe(0);
+  return JSON.parse(run.stdout) as {
+    compiled: number;
+    valid: boolean;
+    invalid: boolean;
+    result: boolean;
+  };
 }
 
 describe("interpretZodSchemas", () => {
@@ -56,13 +61,8 @@ describe("interpretZodSchemas", () => {
       interpretZodSchemas();
       console.log(JSON.stringify(core.globalConfig.jitless));
     `;
-    const child = Bun.spawn([process.execPath, "-e", script], {
-      cwd: join(import.meta.dir, ".."),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-    expect(code).toBe(0);
-    expect(out.trim()).toBe("true");
+    const run = await runBun(script);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.trim()).toBe("true");
   });
 });

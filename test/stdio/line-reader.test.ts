@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type InputLine, type LineConsumer, LineReader } from "../../src/stdio/line-reader.ts";
 import { byteInput } from "../support/byte-input.ts";
+import { runProgram } from "../support/run-program.ts";
 
 /** A consumer that takes lines until `refuseFrom` says no, recording what it saw. */
 function recorder(refuseFrom: (line: InputLine) => boolean = () => false) {
@@ -138,18 +139,13 @@ describe("LineReader", () => {
         error: (error) => console.log("input error: " + error.message),
       });
     `;
-    const child = Bun.spawn([process.execPath, "-e", script], {
-      stdin: new Blob(["one\nboom\nthree\n"]),
-      stdout: "pipe",
-      stderr: "pipe",
+    const run = await runProgram([process.execPath, "-e", script], {
+      env: process.env,
+      timeoutMs: 30_000,
+      stdin: "one\nboom\nthree\n",
     });
-    const [out, err, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    expect(out).toBe("took one\n");
-    expect(err).toContain("a handler's bug");
-    expect(code).not.toBe(0);
+    expect(run.stdout).toBe("took one\n");
+    expect(run.stderr).toContain("a handler's bug");
+    expect(run.exitCode).not.toBe(0);
   });
 });
