@@ -115,11 +115,13 @@ export async function run(input: RunInput): Promise<void> {
       config.http === null && !fromSnapshot
         ? start.createSnapshotRecorder({ ...input, discovery, catalog }, handover?.answered)
         : null;
-    // A call sent right after the tool list may wait unread in the pipe, as nothing here has
-    // polled for input since: one turn of the event loop reads it.
-    if (handover?.answered && stdin) await new Promise((resolve) => setImmediate(resolve));
-    const waiting =
-      handover?.answered && stdin ? start.startWaitingCalls(prepared.deps, stdin.waiting()) : null;
+    let waiting: ReturnType<typeof start.startWaitingCalls> = null;
+    if (handover?.answered && stdin) {
+      // A call sent right after the tool list may wait unread in the pipe, as nothing here has
+      // polled for input since: one turn of the event loop reads it.
+      await new Promise((resolve) => setImmediate(resolve));
+      waiting = start.startWaitingCalls(prepared.deps, stdin.waiting());
+    }
     // Their way to conda's spawn is all microtasks: let it run before the import blocks.
     if (waiting) await new Promise((resolve) => setImmediate(resolve));
     // What this start answered itself is out: only now is a fresh catalog cache entry written.
