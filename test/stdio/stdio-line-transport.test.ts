@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineReader } from "../../src/stdio/line-reader.ts";
 import { checkInputLine, StdioLineTransport } from "../../src/stdio/stdio-line-transport.ts";
 import { byteInput } from "../support/byte-input.ts";
+import { recordingOutput } from "../support/recording-output.ts";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -26,13 +27,7 @@ const LINES = [
 /** What a transport dispatches and answers for LINES, with or without checking them first. */
 async function serveLines(checkFirst: boolean) {
   const input = byteInput();
-  let written = "";
-  const output = {
-    write(text: string, done: () => void) {
-      written += text;
-      done();
-    },
-  };
+  const { output, written } = recordingOutput();
   const reader = new LineReader(input.stream, 180);
   input.write(`${LINES.join("\n")}\n`);
   await tick();
@@ -43,6 +38,7 @@ async function serveLines(checkFirst: boolean) {
   await transport.start();
   await transport.close();
   const answers = written
+    .join("")
     .split("\n")
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line));

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { Writable } from "node:stream";
 import { LineReader } from "../../src/stdio/line-reader.ts";
 import { answerHandshake, type HandshakeAnswers } from "../../src/warm-start/answer-handshake.ts";
 import { byteInput } from "../support/byte-input.ts";
+import { recordingOutput } from "../support/recording-output.ts";
 import { initializeLine } from "../support/spawn-raw-server.ts";
 
 const INITIALIZED = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
@@ -26,13 +26,7 @@ function countingAnswers(): HandshakeAnswers & { made: () => number } {
 /** The answerer on a reader of `input`, with the lines it writes. */
 function answering(input: ReturnType<typeof byteInput>, answers: HandshakeAnswers) {
   const reader = new LineReader(input.stream);
-  const written: string[] = [];
-  const output = new Writable({
-    write(chunk, _encoding, done) {
-      written.push(String(chunk));
-      done();
-    },
-  });
+  const { output, written } = recordingOutput();
   const handover = answerHandshake(answers, reader, output, new AbortController().signal);
   return { reader, written, handover };
 }
