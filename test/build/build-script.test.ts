@@ -11,6 +11,7 @@ import {
   REPO_ROOT,
   type ReleaseTarget,
   SAFETY_FLAGS,
+  SPLITTING_FLAGS,
 } from "../../scripts/build.ts";
 
 test.each([
@@ -28,12 +29,12 @@ test("every target has a distinct binary name", () => {
   expect(new Set(RELEASE_TARGETS.map(binaryName)).size).toBe(RELEASE_TARGETS.length);
 });
 
-test("every compile carries both autoload switches, with and without bytecode", () => {
+test("every compile carries both autoload switches and splitting, with and without bytecode", () => {
   for (const target of [null, ...RELEASE_TARGETS]) {
     for (const bytecode of [true, false]) {
       const args = compileArgs(target, bytecode, "/out/x");
       expect(args.slice(0, 2)).toEqual(["build", "--compile"]);
-      for (const flag of SAFETY_FLAGS) expect(args).toContain(flag);
+      for (const flag of [...SAFETY_FLAGS, ...SPLITTING_FLAGS]) expect(args).toContain(flag);
       for (const flag of BYTECODE_FLAGS) expect(args.includes(flag)).toBe(bytecode);
       expect(args.includes(`--target=${target}`)).toBe(target !== null);
       expect(args.slice(-3)).toEqual([ENTRY_POINT, "--outfile", "/out/x"]);
