@@ -1,14 +1,12 @@
 import type { DiscoveredConda, Installation } from "../installation.ts";
+import { type CacheStamp, cacheStamp } from "./cache-stamp.ts";
 import {
   type CachedDiscovery,
-  type CacheStamp,
-  type CatalogCacheOptions,
-  cacheStamp,
-  catalogCacheKey,
   type ProvenEntry,
   readCatalogCache,
   writeCatalogCache,
 } from "./catalog-cache.ts";
+import { type CatalogCacheOptions, catalogCacheKey } from "./catalog-cache-key.ts";
 import { computeFingerprint } from "./compute-fingerprint.ts";
 import { discoveredConda } from "./discovered-conda.ts";
 import { findConda, type Which } from "./find-conda.ts";

@@ -3,7 +3,8 @@ import type { Config } from "../config.ts";
 import type { Discovery } from "../discover/discover.ts";
 import type { TransportObserver } from "../stdio/stdio-line-transport.ts";
 import { type AnsweredEarly, recordHandshake } from "./record-handshake.ts";
-import { recordCatalog, snapshotPlaceFor, writeStartupSnapshot } from "./startup-snapshot.ts";
+import { recordCatalog, snapshotPlaceFor } from "./startup-snapshot.ts";
+import { writeStartupSnapshot } from "./write-startup-snapshot.ts";
 
 /** Watches a stdio session for its handshake answers; `written` settles once they are stored. */
 export interface SnapshotRecorder {

@@ -1,21 +1,16 @@
-import { lutimes } from "node:fs/promises";
+import { lutimesSync } from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import type { Catalog } from "../catalog/catalog-types.ts";
 import { credentialValues } from "../catalog/credential-values.ts";
 import type { Config } from "../config.ts";
-import {
-  type CacheStamp,
-  type CatalogCacheOptions,
-  cacheStampSchema,
-  catalogCacheKey,
-  ENTRY_KIND,
-  stampProblem,
-} from "../discover/catalog-cache.ts";
+import { type CacheStamp, cacheStampSchema, stampProblem } from "../discover/cache-stamp.ts";
+import { type CatalogCacheOptions, catalogCacheKey } from "../discover/catalog-cache-key.ts";
 import { fileIdentity } from "../discover/compute-fingerprint.ts";
 import type { FoundConda } from "../discover/discover.ts";
+import { ENTRY_KIND } from "../discover/entry-kind.ts";
 import { findConda } from "../discover/find-conda.ts";
-import { readPrivateFile, writePrivateFile } from "../discover/private-cache-file.ts";
+import { readPrivateFile } from "../discover/read-private-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
 import { sha256Hex } from "../sha256-hex.ts";
@@ -57,7 +52,7 @@ export interface SnapshotPlace {
 
 // A header line (format, key, stamp, protocol version, digests), one line of JSON per answer
 // (sent as stored, without a parse and a stringify of 120 KB), then the catalog's line.
-const FORMAT = 4;
+export const SNAPSHOT_FORMAT = 4;
 // A tools/list result for a real conda is about 135 KB; anything far larger is not ours.
 const MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
@@ -86,7 +81,7 @@ export function snapshotKey(
   } = config;
   return sha256Hex(
     JSON.stringify({
-      format: FORMAT,
+      format: SNAPSHOT_FORMAT,
       version,
       // A rebuilt or reinstalled binary of the same version records its own snapshot.
       program: fileIdentity(program),
@@ -210,9 +205,12 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     }
     const changed = stampProblem(cache, header.stamp);
     if (changed) return ignored(cache, changed);
-    const now = new Date();
-    // Pruning goes by mtime; a read-only cache is fine.
-    lutimes(file, now, now).catch(() => undefined);
+    // Pruning goes by mtime; a read-only cache is fine. Synchronously: node:fs/promises is
+    // not loaded on this path.
+    try {
+      const now = new Date();
+      lutimesSync(file, now, now);
+    } catch {}
     return {
       stamp: header.stamp,
       entryDigest: header.entryDigest,
@@ -226,37 +224,14 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
   }
 }
 
-/** Stores a snapshot at `place` (atomic, private); failures are logged, never thrown. */
-export async function writeStartupSnapshot(
-  place: SnapshotPlace,
-  snapshot: StartupSnapshot,
-): Promise<void> {
-  try {
-    const { stamp, entryDigest, protocolVersion, initializeResult, toolsListResult } = snapshot;
-    const digest = answersDigest(initializeResult, toolsListResult);
-    const header: SnapshotHeader = {
-      format: FORMAT,
-      key: place.key,
-      stamp,
-      entryDigest,
-      protocolVersion,
-      digest,
-      catalogDigest: snapshot.catalog.digest,
-    };
-    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n${snapshot.catalog.text}\n`;
-    await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
-  } catch (error) {
-    place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
-  }
-}
-
-function snapshotFile(place: SnapshotPlace): string {
+/** The file of the snapshot at `place`. */
+export function snapshotFile(place: SnapshotPlace): string {
   return path.join(place.cache.cacheDir, `${place.key}.snapshot.json`);
 }
 
 /** The snapshot's first line: what it is for, and the digest of the answers that follow. */
 const headerSchema = v.object({
-  format: v.literal(FORMAT),
+  format: v.literal(SNAPSHOT_FORMAT),
   key: v.string(),
   stamp: cacheStampSchema,
   entryDigest: v.nullable(v.string()),
@@ -264,10 +239,10 @@ const headerSchema = v.object({
   digest: v.string(),
   catalogDigest: v.string(),
 });
-type SnapshotHeader = v.InferOutput<typeof headerSchema>;
+export type SnapshotHeader = v.InferOutput<typeof headerSchema>;
 
 /** Proves the answer lines whole: JSON.stringify never writes a raw line break. */
-function answersDigest(initializeResult: string, toolsListResult: string): string {
+export function answersDigest(initializeResult: string, toolsListResult: string): string {
   return sha256Hex(`${initializeResult}\n${toolsListResult}`);
 }
 
