@@ -66,9 +66,11 @@ export async function run(input: RunInput): Promise<void> {
   const start = await loadServerStart();
   // While Python runs, what this start does once it answers runs once on a small recorded
   // document, so that it runs warm then. With one core, that would only slow Python down.
+  // Imported only here: its recorded document and decoders are of no use to a warm start.
   if (!fromCache && availableParallelism() > 1) {
     try {
-      start.rehearseStart(config, input.version);
+      const { rehearseStart } = await import("./warm-start/rehearse-start.ts");
+      rehearseStart(config, input.version);
     } catch (error) {
       log(`the start-up rehearsal failed, which only costs speed: ${String(error)}`);
     }
@@ -111,9 +113,13 @@ export async function run(input: RunInput): Promise<void> {
     }
     // A start that answers the handshake itself (no snapshot, or one recorded for another
     // protocol version) records it for the next start.
+    // Its module (with the snapshot and cache writers) loads only for a start that records.
     const recorder =
       config.http === null && !fromSnapshot
-        ? start.createSnapshotRecorder({ ...input, discovery, catalog }, handover?.answered)
+        ? (await import("./warm-start/create-snapshot-recorder.ts")).createSnapshotRecorder(
+            { ...input, discovery, catalog },
+            handover?.answered,
+          )
         : null;
     let waiting: ReturnType<typeof start.startWaitingCalls> = null;
     if (handover?.answered && stdin) {
@@ -150,25 +156,15 @@ export async function run(input: RunInput): Promise<void> {
  * answered): a cold start spawns Python before spending the time to load them.
  */
 async function loadServerStart() {
-  const [
-    { prepareServer },
-    { startWaitingCalls },
-    { createSnapshotRecorder },
-    { composeHandshake },
-    { rehearseStart },
-  ] = await Promise.all([
+  const [{ prepareServer }, { startWaitingCalls }, { composeHandshake }] = await Promise.all([
     import("./server/prepare-server.ts"),
     import("./server/start-waiting-calls.ts"),
-    import("./warm-start/create-snapshot-recorder.ts"),
     import("./warm-start/compose-handshake.ts"),
-    import("./warm-start/rehearse-start.ts"),
   ]);
   return {
     prepareServer,
     startWaitingCalls,
-    createSnapshotRecorder,
     composeHandshake,
-    rehearseStart,
   };
 }
 

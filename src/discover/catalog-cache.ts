@@ -15,7 +15,6 @@ import { fingerprintInputSchema } from "./compute-fingerprint.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
 import { PYTHON_SOURCES, type PythonSource } from "./python-source.ts";
 import { readPrivateFile } from "./read-private-file.ts";
-import { writePrivateFile } from "./write-private-file.ts";
 
 /** What an entry restores: the results of discovery that otherwise need the target's Python. */
 export interface CachedDiscovery {
@@ -52,7 +51,7 @@ const entrySchema = v.object({
   condaArgv: v.array(v.string()),
   introspection: introspectionDocumentSchema,
 });
-type Entry = v.InferOutput<typeof entrySchema>;
+export type Entry = v.InferOutput<typeof entrySchema>;
 
 /** Why an entry is refused, by the first field that fails its schema. */
 const ENTRY_PROBLEMS: Record<keyof Entry, string> = {
@@ -137,41 +136,6 @@ function validEntry(options: CatalogCacheOptions, text: string): Entry | null {
   if (!isJsonObject(document)) return ignored(options, "it is not an object");
   const parsed = v.safeParse(entrySchema, document, { abortEarly: true });
   return parsed.success ? parsed.output : ignored(options, entryIssue(parsed.issues));
-}
-
-/**
- * Store a discovery and its stamp under `key` (see writePrivateFile: atomic, private, stale
- * files pruned), resolving with the sha256 of the entry's text, or null when it was not stored:
- * failures are logged, never thrown.
- */
-export async function writeCatalogCache(
-  options: CatalogCacheOptions,
-  key: string,
-  discovery: CachedDiscovery,
-  stamp: CacheStamp,
-): Promise<string | null> {
-  try {
-    const entry: Entry = {
-      ...ENTRY_KIND,
-      key,
-      input: stamp.input,
-      fingerprint: stamp.fingerprint,
-      configDigest: stamp.configDigest,
-      pythonSource: discovery.pythonSource,
-      condaArgv: discovery.condaArgv,
-      introspection: discovery.introspection,
-    };
-    const text = JSON.stringify(entry);
-    if (Buffer.byteLength(text) > MAX_CATALOG_CACHE_BYTES) {
-      options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
-      return null;
-    }
-    await writePrivateFile(options.cacheDir, `${key}.json`, text);
-    return sha256Hex(text);
-  } catch (error) {
-    options.log?.(`catalog cache: not written (${errorCode(error) ?? "unexpected error"})`);
-    return null;
-  }
 }
 
 /** Why an entry fails its schema: the first field that does, and where in the introspection. */
