@@ -1,16 +1,11 @@
 import type { DiscoveredConda, Installation } from "../installation.ts";
 import { type CacheStamp, cacheStamp } from "./cache-stamp.ts";
-import {
-  type CachedDiscovery,
-  type ProvenEntry,
-  readCatalogCache,
-  writeCatalogCache,
-} from "./catalog-cache.ts";
+import { type CachedDiscovery, type ProvenEntry, readCatalogCache } from "./catalog-cache.ts";
 import { type CatalogCacheOptions, catalogCacheKey } from "./catalog-cache-key.ts";
 import { computeFingerprint } from "./compute-fingerprint.ts";
 import { discoveredConda } from "./discovered-conda.ts";
 import { findConda, type Which } from "./find-conda.ts";
-import { type IntrospectOptions, introspect } from "./introspect.ts";
+import type { IntrospectOptions } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
 import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
 import { resolvePython } from "./resolve-python.ts";
@@ -114,7 +109,10 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     key,
     stamp,
     store: () => {
-      stored ??= writeCatalogCache(cache, key, fresh, stamp);
+      // The writer (with node:fs/promises) loads only once there is an entry to write.
+      stored ??= import("./write-catalog-cache.ts").then(({ writeCatalogCache }) =>
+        writeCatalogCache(cache, key, fresh, stamp),
+      );
       return stored;
     },
     proven: false,
@@ -129,7 +127,10 @@ async function introspectFresh(
 ): Promise<{ fresh: CachedDiscovery; pythonMs: number }> {
   const { platform, timeoutMs } = options;
   const which = options.which ? { which: options.which } : {};
+  // The script and its document reader load only for a start that introspects.
+  const loading = import("./introspect.ts");
   const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
+  const { introspect } = await loading;
   const started = performance.now();
   // What the site folders hold is read while Python builds conda's parser.
   const early: { siteDirs: string[]; site: SiteFacts }[] = [];

@@ -5,7 +5,6 @@ import { locateManifest } from "../completion/locate-manifest.ts";
 import type { Config } from "../config.ts";
 import { CondaMcpError } from "../errors.ts";
 import type { DiscoveredConda, Installation } from "../installation.ts";
-import { findCallFacts } from "../policy/find-call-facts.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry, type ToolEntry } from "./build-tool-registry.ts";
@@ -82,8 +81,9 @@ export function prepareServer(input: PrepareInput, hooks: PrepareHooks = {}): Pr
     capabilitiesJson: capabilitiesReader(input, entries, secretValues, policy),
     policy,
     cwd: config.cwd,
-    findFacts: (argv, cwd, signal) =>
-      findCallFacts(
+    // The fact-finder and its script load with the first check, which starts a Python anyway.
+    findFacts: async (argv, cwd, signal) =>
+      (await import("../policy/find-call-facts.ts")).findCallFacts(
         { python: installation.python, argv, cwd, env: config.env, secretValues },
         { platform: config.platform, timeoutMs: FACTS_TIMEOUT_MS, signal },
       ),
