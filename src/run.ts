@@ -112,8 +112,8 @@ export async function run(input: RunInput): Promise<void> {
       if (handover === null) return;
     }
     // A start that answers the handshake itself (no snapshot, or one recorded for another
-    // protocol version) records it for the next start.
-    // Its module (with the snapshot and cache writers) loads only for a start that records.
+    // protocol version) records it for the next start; only such a start loads the recorder
+    // and the writers it uses.
     const recorder =
       config.http === null && !fromSnapshot
         ? (await import("./warm-start/create-snapshot-recorder.ts")).createSnapshotRecorder(

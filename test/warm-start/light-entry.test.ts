@@ -116,6 +116,28 @@ function packagesOf(entries: string[]): string[] {
   return [...new Set(imports.filter((s) => !s.startsWith(".") && !s.startsWith("node:")))];
 }
 
+describe("a warm start's first call", () => {
+  // After the snapshot answered, run.ts loads what the first call needs before conda's spawn:
+  // with chunks, each module it imports is loaded then, on the call's way.
+  test("loads no writer, rehearsal or embedded Python script before conda is spawned", () => {
+    // run.ts, what it imports itself, and what loadServerStart imports for the call.
+    const run = readFileSync(join(SRC, "run.ts"), "utf8");
+    const serverStart = /async function loadServerStart\(\) \{[\s\S]*?\n\}/.exec(run)?.[0] ?? "";
+    const starts = transpiler.scanImports(serverStart).map((i) => i.path.replace(/^\.\//, ""));
+    expect(starts).toContain("server/prepare-server.ts");
+    const ways = ["run.ts", ...starts];
+    const loaded = ways.flatMap((way) =>
+      [...staticClosure(join(SRC, way)).keys()].map((file) => file.slice(SRC.length + 1)),
+    );
+    const unused =
+      /write-(private|catalog|startup)|rehearse|recorder|introspect-source|find-call-facts/;
+    expect([...new Set(loaded.filter((file) => unused.test(file)))]).toEqual([]);
+    // The walk reaches the serving pipeline (the call's own modules).
+    expect(loaded).toContain("execute/run-process.ts");
+    expect(loaded).toContain("discover/catalog-cache.ts");
+  });
+});
+
 describe("a start without a snapshot", () => {
   // A cold start or one from the catalog cache answers a plain handshake from its own catalog
   // (composeHandshake), and only then loads the SDK, whose zod schemas take about 16 ms.
