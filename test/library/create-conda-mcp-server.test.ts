@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -13,6 +15,7 @@ import { CondaMcpError } from "../../src/errors.ts";
 import { isGone, waitUntil } from "../execute/process-test-helpers.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
+import { runProgram } from "../support/run-program.ts";
 import { withDeadline } from "../support/start-server.ts";
 
 /** An SDK client connected to an embedded server through an in-memory transport pair. */
@@ -183,6 +186,41 @@ describe("createCondaMcpServer on the fixture conda", () => {
     expect(isGone(pid)).toBe(true);
   }, 90_000);
 });
+
+// A host installs the package as source in its node_modules (package.json's `bun` export), where
+// bun refuses some of what it allows in the repository, such as macros.
+test("serves the fixture conda when installed in a host's node_modules", async () => {
+  const repo = join(import.meta.dir, "..", "..");
+  const host = await mkdtemp(join(tmpdir(), "conda-mcp-host-"));
+  const fixture = await makeFixtureConda();
+  try {
+    const installed = join(host, "node_modules", "conda-mcp");
+    await mkdir(installed, { recursive: true });
+    await cp(join(repo, "src"), join(installed, "src"), { recursive: true });
+    await cp(join(repo, "package.json"), join(installed, "package.json"));
+    // Its dependencies, as an install would put them beside it.
+    await symlink(join(repo, "node_modules"), join(installed, "node_modules"));
+    await writeFile(
+      join(host, "host.ts"),
+      `import { createCondaMcpServer } from "conda-mcp";
+const embedded = await createCondaMcpServer({ conda: process.argv[2], cache: false, log: () => {} });
+console.log(JSON.stringify(embedded.capabilities.conda_version));
+await embedded.close();
+`,
+    );
+    const run = await runProgram([process.execPath, join(host, "host.ts"), fixture.condaExe], {
+      env: fixture.env,
+      cwd: host,
+      timeoutMs: 60_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toBe("26.7.0");
+  } finally {
+    await fixture.cleanup();
+    await rm(host, { recursive: true, force: true });
+  }
+}, 90_000);
 
 describeRealConda("createCondaMcpServer", () => {
   const sandbox = useRealCondaSandbox();

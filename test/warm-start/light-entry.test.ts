@@ -4,12 +4,10 @@ import { dirname, join, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "..", "src");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
-// A macro import runs when the program is built; what it returns is all the program holds.
-const MACRO_IMPORT = / with \{ type: "macro" \}/g;
 
-/** A module's source as the checks read it: its macro imports as plain ones, no shebang. */
+/** A module's source as the checks read it, without its shebang. */
 function sourceOf(file: string): string {
-  return readFileSync(file, "utf8").replace(/^#!.*/, "").replace(MACRO_IMPORT, "");
+  return readFileSync(file, "utf8").replace(/^#!.*/, "");
 }
 
 /** Every module main.ts evaluates before its first dynamic import, with what each imports. */
@@ -17,12 +15,10 @@ function staticClosure(entry: string): Map<string, string[]> {
   const seen = new Map<string, string[]>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
-    const text = readFileSync(file, "utf8");
-    const macros = [...text.matchAll(/ from "([^"]+)" with \{ type: "macro" \}/g)].map((m) => m[1]);
     // Type-only imports are erased by the transpiler, as they are by the bundler.
     const imports = transpiler
       .scanImports(sourceOf(file))
-      .filter((i) => i.kind === "import-statement" && !macros.includes(i.path))
+      .filter((i) => i.kind === "import-statement")
       .map((i) => i.path);
     seen.set(file, imports);
     for (const specifier of imports) {
@@ -67,9 +63,8 @@ describe("the program's entry", () => {
     expect(files.filter((f) => /introspect-source|introspection-payload/.test(f))).toEqual([]);
     const builtins = new Set([...closure.values()].flat().filter((s) => s.startsWith("node:")));
     expect([...builtins].sort()).toEqual(["node:fs", "node:os", "node:path"]);
-    // The introspection script's digest, which the snapshot's name depends on, is a macro's.
+    // The introspection script's digest, which names the snapshot, is written in entry-kind.ts.
     expect(files).toContain("discover/entry-kind.ts");
-    expect(files).not.toContain("discover/introspect-digest.ts");
   });
 });
 
