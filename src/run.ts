@@ -111,16 +111,6 @@ export async function run(input: RunInput): Promise<void> {
       // stdin ended or a signal came first: the answers given are out, nothing is left to do.
       if (handover === null) return;
     }
-    // A start that answers the handshake itself (no snapshot, or one recorded for another
-    // protocol version) records it for the next start; only such a start loads the recorder
-    // and the writers it uses.
-    const recorder =
-      config.http === null && !fromSnapshot
-        ? (await import("./warm-start/create-snapshot-recorder.ts")).createSnapshotRecorder(
-            { ...input, discovery, catalog },
-            handover?.answered,
-          )
-        : null;
     let waiting: ReturnType<typeof start.startWaitingCalls> = null;
     if (handover?.answered && stdin) {
       // A call sent right after the tool list may wait unread in the pipe, as nothing here has
@@ -128,8 +118,18 @@ export async function run(input: RunInput): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       waiting = start.startWaitingCalls(prepared.deps, stdin.waiting());
     }
-    // Their way to conda's spawn is all microtasks: let it run before the import blocks.
+    // Their way to conda's spawn is all microtasks: let it run before the imports block.
     if (waiting) await new Promise((resolve) => setImmediate(resolve));
+    // A start that answers the handshake itself (no snapshot, or one recorded for another
+    // protocol version) records it for the next start; only such a start loads the recorder
+    // and the writers it uses, once waiting calls have started.
+    const recorder =
+      config.http === null && !fromSnapshot
+        ? (await import("./warm-start/create-snapshot-recorder.ts")).createSnapshotRecorder(
+            { ...input, discovery, catalog },
+            handover?.answered,
+          )
+        : null;
     // What this start answered itself is out: only now is a fresh catalog cache entry written.
     void discovery.cache?.store();
     const { serve } = serveModule ?? (await import("./server/serve.ts"));

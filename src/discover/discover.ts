@@ -110,8 +110,12 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     stamp,
     store: () => {
       // The writer (with node:fs/promises) loads only once there is an entry to write.
-      stored ??= import("./write-catalog-cache.ts").then(({ writeCatalogCache }) =>
-        writeCatalogCache(cache, key, fresh, stamp),
+      stored ??= import("./write-catalog-cache.ts").then(
+        ({ writeCatalogCache }) => writeCatalogCache(cache, key, fresh, stamp),
+        (error) => {
+          cache.log?.(`catalog cache: not written (${String(error)})`);
+          return null;
+        },
       );
       return stored;
     },
@@ -128,9 +132,10 @@ async function introspectFresh(
   const { platform, timeoutMs } = options;
   const which = options.which ? { which: options.which } : {};
   // The script and its document reader load only for a start that introspects.
-  const loading = import("./introspect.ts");
-  const resolved = await resolvePython(executable, { env, platform, timeoutMs, ...which });
-  const { introspect } = await loading;
+  const [resolved, { introspect }] = await Promise.all([
+    resolvePython(executable, { env, platform, timeoutMs, ...which }),
+    import("./introspect.ts"),
+  ]);
   const started = performance.now();
   // What the site folders hold is read while Python builds conda's parser.
   const early: { siteDirs: string[]; site: SiteFacts }[] = [];
