@@ -1,4 +1,3 @@
-import { lutimesSync } from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { describeFirstIssue } from "../describe-first-issue.ts";
@@ -13,6 +12,7 @@ import { type CacheStamp, stampProblem } from "./cache-stamp.ts";
 import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
 import { fingerprintInputSchema } from "./compute-fingerprint.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
+import { markCacheFileUsed } from "./mark-cache-file-used.ts";
 import { PYTHON_SOURCES, type PythonSource } from "./python-source.ts";
 import { readPrivateFile } from "./read-private-file.ts";
 
@@ -103,12 +103,7 @@ export function readCatalogCache(
     const current = proven !== null && sameStamp(proven.stamp, stamp);
     const changed = current ? null : stampProblem(options, stamp);
     if (changed) return ignored(options, changed);
-    // Pruning goes by mtime: mark the entry as used (best effort, a read-only cache is fine).
-    // Synchronously: one system call, where awaiting the thread pool left a warm start idle.
-    try {
-      const now = new Date();
-      lutimesSync(file, now, now);
-    } catch {}
+    markCacheFileUsed(file);
     return {
       python: entry.input.python,
       pythonSource: entry.pythonSource,

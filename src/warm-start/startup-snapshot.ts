@@ -1,4 +1,3 @@
-import { lutimesSync } from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import type { Catalog } from "../catalog/catalog-types.ts";
@@ -10,6 +9,7 @@ import { fileIdentity } from "../discover/compute-fingerprint.ts";
 import type { FoundConda } from "../discover/discover.ts";
 import { ENTRY_KIND } from "../discover/entry-kind.ts";
 import { findConda } from "../discover/find-conda.ts";
+import { markCacheFileUsed } from "../discover/mark-cache-file-used.ts";
 import { readPrivateFile } from "../discover/read-private-file.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
@@ -205,12 +205,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     }
     const changed = stampProblem(cache, header.stamp);
     if (changed) return ignored(cache, changed);
-    // Pruning goes by mtime; a read-only cache is fine. Synchronously: node:fs/promises is
-    // not loaded on this path.
-    try {
-      const now = new Date();
-      lutimesSync(file, now, now);
-    } catch {}
+    markCacheFileUsed(file);
     return {
       stamp: header.stamp,
       entryDigest: header.entryDigest,

@@ -114,6 +114,24 @@ const marked = (list: Message) => isMarked(tools(list));
 
 describe("warm start: the handshake answered from the startup snapshot", () => {
   test(
+    "a start that answers from the snapshot marks it as used, so pruning counts from then",
+    async () => {
+      await session();
+      // Marked first: marking rewrites the file.
+      await markSnapshotsHere();
+      const [file] = await snapshotFiles(cacheDir);
+      const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+      await utimes(file as string, monthAgo, monthAgo);
+      const warm = await session();
+      expect(marked(warm.list)).toBe(true);
+      expect((await stat(file as string)).mtimeMs).toBeGreaterThan(
+        monthAgo.getTime() + 24 * 3600 * 1000,
+      );
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
     "a start records its answers; the next start answers exactly the same from the snapshot",
     async () => {
       const cold = await session({ args: ["--no-cache"] });
