@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { type BigIntStats, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /** One entry of a snapshot: kind, size and, for files up to 1 MiB, a digest of the content. */
@@ -20,6 +20,11 @@ export interface TreeChanges {
 }
 
 const HASHED_UP_TO = 1024 * 1024;
+// A file is read again only when its identity, size or times moved since it was last hashed: any
+// write sets its ctime, which no call can set back. A time this close to the moment of the
+// lstat is not trusted, as a second write within one tick of the clock could leave it as it is.
+const RECENT_NS = 2_000_000_000n;
+const digests = new Map<string, { stamp: string; digest: string }>();
 
 /**
  * Snapshots a folder tree: paths, kinds, sizes and content digests of small files. Paths for
@@ -30,32 +35,51 @@ export async function snapshotTree(
   ignore: (path: string) => boolean = () => false,
 ): Promise<TreeSnapshot> {
   const snapshot: TreeSnapshot = new Map();
-  async function walk(dir: string): Promise<void> {
-    const names = await readdir(dir).catch(() => [] as string[]);
+  function walk(dir: string): void {
+    const names = attempt(() => readdirSync(dir)) ?? [];
     for (const name of names.sort()) {
       const full = join(dir, name);
       const path = relative(root, full);
       if (ignore(path)) continue;
-      const stat = await lstat(full).catch(() => null);
-      if (stat === null) continue;
+      const statedAt = BigInt(Date.now()) * 1_000_000n;
+      const stat = attempt(() => lstatSync(full, { bigint: true }));
+      if (stat === undefined) continue;
       if (stat.isSymbolicLink()) {
-        snapshot.set(path, { kind: "link", size: 0, digest: await readlink(full) });
+        snapshot.set(path, { kind: "link", size: 0, digest: readlinkSync(full) });
       } else if (stat.isDirectory()) {
         snapshot.set(path, { kind: "dir", size: 0, digest: null });
-        await walk(full);
+        walk(full);
       } else {
-        const digest =
-          stat.size <= HASHED_UP_TO
-            ? createHash("sha256")
-                .update(await readFile(full))
-                .digest("hex")
-            : null;
-        snapshot.set(path, { kind: "file", size: stat.size, digest });
+        const size = Number(stat.size);
+        const digest = size <= HASHED_UP_TO ? contentDigest(full, stat, statedAt) : null;
+        snapshot.set(path, { kind: "file", size, digest });
       }
     }
   }
-  await walk(root);
+  walk(root);
   return snapshot;
+}
+
+/** The sha256 of a file's content, read again only when the file may have been written since. */
+function contentDigest(full: string, stat: BigIntStats, statedAt: bigint): string {
+  const stamp = [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(":");
+  const known = digests.get(full);
+  if (known?.stamp === stamp) return known.digest;
+  const digest = createHash("sha256").update(readFileSync(full)).digest("hex");
+  if (statedAt - stat.ctimeNs > RECENT_NS && statedAt - stat.mtimeNs > RECENT_NS) {
+    digests.set(full, { stamp, digest });
+  }
+  return digest;
+}
+
+// Synchronous reads: a snapshot is taken between calls, and awaiting thousands of small reads
+// one by one took most of a red-team case's time.
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The paths added, removed or changed (kind, size or digest) from one snapshot to the next. */
