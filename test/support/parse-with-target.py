@@ -8,14 +8,16 @@ Nothing of conda's parsing is imitated: each argv goes through conda's own
 `conda.cli.main.main_subshell` (global pre-parse, context, `--no-plugins`, parser build, parse,
 the pre-parsed overrides) in a forked child, and a post-parse hook captures the namespace and
 stops the child before the command would run. Forking keeps every argv's context and plugin
-state apart (`--no-plugins` disables plugins for the rest of a process). An exception raised
-while parsing (conda's MatchSpec check, say) is a refusal with exit code 1.
+state apart (`--no-plugins` disables plugins for the rest of a process); one child per core runs
+at a time, and results come back in the argvs' order. An exception raised while parsing
+(conda's MatchSpec check, say) is a refusal with exit code 1.
 
 Namespace values: NULL -> {"$null": true}, enums -> their value, tuples -> lists, a plugin
 subcommand object -> {"$plugin": name}, anything else that is not JSON -> {"$repr": repr}.
 """
 
 import contextlib
+import gc
 import importlib.util
 import io
 import json
@@ -80,7 +82,7 @@ def parse_one(main_subshell, argv, is_null):
     return {"ok": False, "exit_code": 0, "stderr": "the command ran", "stdout": out.getvalue()}
 
 
-def in_child(main_subshell, argv, is_null):
+def start_child(main_subshell, argv, is_null):
     """One parse in a forked child, so no state of it (context, plugins) reaches the next."""
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -96,10 +98,27 @@ def in_child(main_subshell, argv, is_null):
             pipe.write(data)
         os._exit(0)
     os.close(write_end)
+    return pid, read_end
+
+
+def finish_child(pid, read_end):
     with os.fdopen(read_end, "rb") as pipe:
         data = pipe.read()
     os.waitpid(pid, 0)
     return json.loads(data)
+
+
+def parse_all(main_subshell, argvs, is_null):
+    """Every argv's outcome in order, with up to one child per core at a time."""
+    width = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    running, results = [], []
+    for argv in argvs:
+        # The oldest child is read first: a later one blocked on a full pipe waits its turn.
+        if len(running) >= width:
+            results.append(finish_child(*running.pop(0)))
+        running.append(start_child(main_subshell, argv, is_null))
+    results.extend(finish_child(*child) for child in running)
+    return results
 
 
 def main():
@@ -120,7 +139,9 @@ def main():
 
     from conda.cli.main import main_subshell
 
-    results = [in_child(main_subshell, argv, is_null) for argv in argvs]
+    # What the parent built stays out of the children's collections: fewer pages to copy.
+    gc.freeze()
+    results = parse_all(main_subshell, argvs, is_null)
     real_stdout.write(json.dumps(results))
     real_stdout.write("\n")
 
