@@ -7,7 +7,6 @@ import { fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 import { compareVersions } from "./compare-versions.ts";
 import type { ManifestReader } from "./create-manifest-reader.ts";
 import { CommandDescriptionSchema, describeCommand } from "./describe-command.ts";
-import { readManifest } from "./read-manifest.ts";
 
 /** The MCP tool's name. */
 export const CLI_COMMAND_TOOL_NAME = "conda_cli_command";
@@ -177,7 +176,8 @@ export async function cliCommandTool(
     };
   }
 
-  const read = context.readManifest ?? ((path: string) => readManifest(path));
+  // The reader (msgpack and node:fs/promises) loads only once a manifest is to be read.
+  const read = context.readManifest ?? (await import("./read-manifest.ts")).readManifest;
   const result = await read(context.manifestPath);
   if (result.state === "not_generated") {
     return { availability: "not_generated", hint: GENERATE_HINT, installed_version: installed };

@@ -6,7 +6,7 @@ import {
   CLI_COMMAND_TOOL_NAME,
   cliCommandTool,
 } from "../completion/cli-command-tool.ts";
-import { createManifestReader } from "../completion/create-manifest-reader.ts";
+import type { ManifestReader } from "../completion/create-manifest-reader.ts";
 import { pluginHash } from "../completion/plugin-hash.ts";
 import type { CliCommandHandler } from "./server-deps.ts";
 
@@ -27,15 +27,21 @@ export const CLI_COMMAND_DEFINITION: Tool = {
 
 /**
  * Answers conda_cli_command calls from the manifest at `manifestPath`, read on each call;
- * `currentPluginNames` gives the conda entry-point names registered now, for `stale`.
+ * `currentPluginNames` gives the conda entry-point names registered now, for `stale`. The
+ * manifest's reader (msgpack, node:fs/promises and the manifest's schema) loads with the first
+ * call: a server that is never asked for command metadata, and every first call, go without it.
  */
 export function createCliCommandHandler(context: {
   manifestPath: string;
   installedVersion: string | null;
   currentPluginNames: () => string[];
 }): CliCommandHandler {
-  const readManifest = createManifestReader();
+  let reader: Promise<ManifestReader> | null = null;
   return async (input) => {
+    reader ??= import("../completion/create-manifest-reader.ts").then((loaded) =>
+      loaded.createManifestReader(),
+    );
+    const readManifest = await reader;
     const { manifestPath, installedVersion } = context;
     const currentPluginHash = pluginHash(context.currentPluginNames());
     const outcome = await cliCommandTool(

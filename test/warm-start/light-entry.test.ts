@@ -114,7 +114,7 @@ function packagesOf(entries: string[]): string[] {
 describe("a warm start's first call", () => {
   // After the snapshot answered, run.ts loads what the first call needs before conda's spawn:
   // with chunks, each module it imports is loaded then, on the call's way.
-  test("loads no writer, rehearsal or embedded Python script before conda is spawned", () => {
+  test("loads no writer, rehearsal, embedded Python script or manifest reader before conda is spawned", () => {
     // run.ts, what it imports itself, and what loadServerStart imports for the call.
     const run = readFileSync(join(SRC, "run.ts"), "utf8");
     const serverStart = /async function loadServerStart\(\) \{[\s\S]*?\n\}/.exec(run)?.[0] ?? "";
@@ -127,6 +127,11 @@ describe("a warm start's first call", () => {
     const unused =
       /write-(private|catalog|startup)|rehearse|recorder|introspect-source|find-call-facts/;
     expect([...new Set(loaded.filter((file) => unused.test(file)))]).toEqual([]);
+    // conda-completion's manifest reader (msgpack, node:fs/promises, the manifest's schema)
+    // loads with the first conda_cli_command call: about 3 ms of every other first call.
+    const imported = ways.flatMap((way) => [...staticClosure(join(SRC, way)).values()].flat());
+    const reader = /^msgpackr|^node:fs\/promises$|read-manifest|validate-manifest/;
+    expect([...new Set(imported.filter((specifier) => reader.test(specifier)))]).toEqual([]);
     // The walk reaches the serving pipeline (the call's own modules).
     expect(loaded).toContain("execute/run-process.ts");
     expect(loaded).toContain("discover/catalog-cache.ts");
