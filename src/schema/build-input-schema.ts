@@ -319,20 +319,17 @@ export function advertisedJsonSchema(
 export type SharedParamSchemas = Map<
   string,
   {
+    schema: AnySchema;
     entry: AnySchema;
-    jsonSchema: Record<string, unknown>;
+    /** Converted when a definition first needs it: validating a call does not. */
+    jsonSchema: Record<string, unknown> | null;
     metadata: Record<string, unknown>;
     described: Map<string, object>;
   }
 >;
 
-/** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
-function paramEntry(
-  param: Param,
-  description: string,
-  detail: SchemaDetail,
-  shared: SharedParamSchemas,
-): { entry: AnySchema; jsonSchema: object } {
+/** A param's entry in its tool's object schema, shared by the tools with the same param. */
+function sharedParam(param: Param, detail: SchemaDetail, shared: SharedParamSchemas) {
   const deprecated = Boolean(param.deprecated);
   const key = JSON.stringify([param.shape, param.required, param.defaultValue, deprecated, detail]);
   let built = shared.get(key);
@@ -342,25 +339,55 @@ function paramEntry(
     if (deprecated) metadata.deprecated = true;
     const schema = v.pipe(paramSchema(param), v.metadata(metadata)) as AnySchema;
     built = {
+      schema,
       entry: param.required ? schema : (v.optional(schema) as AnySchema),
-      // `optional` without a default adds nothing to the JSON Schema of what it wraps.
-      jsonSchema: advertisedJsonSchema(schema, detail),
+      jsonSchema: null,
       metadata,
       described: new Map(),
     };
     shared.set(key, built);
   }
-  if (description === "") return built;
+  return built;
+}
+
+/** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
+function paramEntry(
+  param: Param,
+  description: string,
+  detail: SchemaDetail,
+  shared: SharedParamSchemas,
+): { entry: AnySchema; jsonSchema: object } {
+  const built = sharedParam(param, detail, shared);
+  // `optional` without a default adds nothing to the JSON Schema of what it wraps.
+  built.jsonSchema ??= advertisedJsonSchema(built.schema, detail);
+  const converted = built.jsonSchema;
+  if (description === "") return { entry: built.entry, jsonSchema: converted };
   let jsonSchema = built.described.get(description);
   if (jsonSchema === undefined) {
     // What converting v.description() piped before v.metadata() gives, without converting the
     // rest again: the description after the value's rules, before the metadata's keys.
     const { metadata } = built;
-    const rules = Object.entries(built.jsonSchema).filter(([name]) => !(name in metadata));
+    const rules = Object.entries(converted).filter(([name]) => !(name in metadata));
     jsonSchema = { ...Object.fromEntries(rules), description, ...metadata };
     built.described.set(description, jsonSchema);
   }
   return { entry: built.entry, jsonSchema };
+}
+
+/** The valibot validator of a command's tool alone, as {@link buildInputSchema} builds it. */
+export function buildValidator(
+  command: CatalogCommand,
+  detail: SchemaDetail = "full",
+  shared: SharedParamSchemas = new Map(),
+): ToolSchema["validator"] {
+  const entries: Record<string, AnySchema> = {};
+  for (const param of command.params)
+    entries[param.name] = sharedParam(param, detail, shared).entry;
+  return toolValidator(entries);
+}
+
+function toolValidator(entries: Record<string, AnySchema>): ToolSchema["validator"] {
+  return v.strictObject(entries, "an object") as ToolSchema["validator"];
 }
 
 /** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
@@ -380,10 +407,7 @@ export function buildInputSchema(
     properties[param.name] = jsonSchema;
     if (param.required) required.push(param.name);
   }
-  const validator = v.strictObject(entries, "an object") as v.GenericSchema<
-    unknown,
-    Record<string, unknown>
-  >;
+  const validator = toolValidator(entries);
   // What toJsonSchema makes of the strict object, from its entries' shared conversions.
   const jsonSchema = toolJsonSchema({ type: "object", properties, required });
   const groupNotes = command.exclusiveGroups

@@ -59,7 +59,7 @@ export function toArgumentIssues(issues: readonly v.BaseIssue<unknown>[]): Argum
  */
 export function validateArgs(
   command: CatalogCommand,
-  schema: ToolSchema,
+  schema: Pick<ToolSchema, "validator">,
   input: unknown,
 ): ValidationResult {
   // valibot takes an array for an object; tool arguments are always a JSON object.

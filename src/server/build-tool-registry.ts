@@ -10,6 +10,7 @@ import { selectTools } from "../policy/select-tools.ts";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
 import {
   buildInputSchema,
+  buildValidator,
   GROUP_STATED_BY_TOOL,
   type SchemaDetail,
   type SharedParamSchemas,
@@ -32,8 +33,8 @@ export type ToolEntry =
   | (EntryBase & {
       kind: "generated";
       command: CatalogCommand;
-      /** Its validator and JSON Schema, built on first read with the definition. */
-      readonly schema: ToolSchema;
+      /** Its arguments' validator, built on first read (without the definition's JSON Schema). */
+      readonly validator: ToolSchema["validator"];
       /** The command's reviewed policy, resolved once. */
       policy: ResolvedCommandPolicy;
     })
@@ -83,17 +84,15 @@ function describeTool(command: CatalogCommand, baseClass: CommandClass, detail: 
 function generatedEntry(
   command: CatalogCommand,
   detail: SchemaDetail,
-  glossary: ReadonlyMap<string, string>,
+  glossary: () => ReadonlyMap<string, string>,
   shared: SharedParamSchemas,
 ): ToolEntry {
   const policy = lookupCommandPolicy(command.path, { external: command.plugin?.external ?? false });
   const name = command.toolName as string;
-  // Built when first listed or called: after a warm start the first call builds its own tool only.
-  let built: { schema: ToolSchema; definition: Tool } | null = null;
-  const build = () => {
-    built ??= generatedDefinition(command, name, policy, detail, glossary, shared);
-    return built;
-  };
+  // Built when first called or listed: after a warm start the first call builds its own
+  // validator only, the snapshot having listed the tools.
+  let validator: ToolSchema["validator"] | null = null;
+  let definition: Tool | null = null;
   return {
     kind: "generated",
     name,
@@ -101,11 +100,13 @@ function generatedEntry(
     command,
     baseClass: policy.baseClass,
     policy,
-    get schema() {
-      return build().schema;
+    get validator() {
+      validator ??= buildValidator(command, detail, shared);
+      return validator;
     },
     get definition() {
-      return build().definition;
+      definition ??= generatedDefinition(command, name, policy, detail, glossary(), shared);
+      return definition;
     },
   };
 }
@@ -117,7 +118,7 @@ function generatedDefinition(
   detail: SchemaDetail,
   glossary: ReadonlyMap<string, string>,
   shared: SharedParamSchemas,
-): { schema: ToolSchema; definition: Tool } {
+): Tool {
   const schema = buildInputSchema(command, detail, glossary, shared);
   const annotations: ToolAnnotations & { title: string } = {
     title: `conda ${command.path.join(" ")}`,
@@ -136,7 +137,7 @@ function generatedDefinition(
       "conda-mcp/class": policy.baseClass,
     },
   };
-  return { schema, definition };
+  return definition;
 }
 
 const executeDefinition = (inputSchema: Tool["inputSchema"]): Tool => ({
@@ -163,12 +164,15 @@ export function buildToolRegistry(
 ): {
   entries: ToolEntry[];
   unmatched: string[];
-  /** Options the compact definitions leave to the server's instructions. */
-  glossary: Map<string, string>;
+  /** Options the compact definitions leave to the server's instructions (made on first use). */
+  glossary: () => ReadonlyMap<string, string>;
 } {
   const tools = catalog.commands.filter((c) => c.status === "tool" && c.toolName !== null);
-  const glossary =
-    options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map<string, string>();
+  let made: ReadonlyMap<string, string> | null = null;
+  const glossary = () => {
+    made ??= options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map();
+    return made;
+  };
   const shared: SharedParamSchemas = new Map();
   const candidates: ToolEntry[] = tools.map((command) =>
     generatedEntry(command, options.schemaDetail, glossary, shared),

@@ -149,7 +149,7 @@ async function callGenerated(
   extra: CallContext,
 ) {
   const { command, policy } = entry;
-  const validated = validateArgs(command, entry.schema, input);
+  const validated = validateArgs(command, entry, input);
   if (!validated.success) return invalidArguments(entry.name, validated.issues);
   const values = valuesByDest(command, validated.output);
   const cls = classifyCall(policy, values);

@@ -48,7 +48,7 @@ export interface ServerDeps {
   version: string;
   entries: ToolEntry[];
   /** Options described once in the instructions instead of in each tool (see sharedOptionGlossary). */
-  glossary: ReadonlyMap<string, string>;
+  glossary: () => ReadonlyMap<string, string>;
   /** Every cataloged command, for resolving raw command lines. */
   commands: CatalogCommand[];
   /** The conda://capabilities document (built once, on first use). */

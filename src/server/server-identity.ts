@@ -12,7 +12,7 @@ export function serverIdentity(deps: Pick<ServerDeps, "version" | "glossary">) {
       tools: { listChanged: false },
       resources: { subscribe: false, listChanged: false },
     },
-    instructions: serverInstructions(deps.glossary),
+    instructions: serverInstructions(deps.glossary()),
   };
 }
 
