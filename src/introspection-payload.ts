@@ -5,7 +5,7 @@ import * as v from "valibot";
  * the target's Python. One valibot schema per part is its type and its validator. Objects are
  * loose: Python prints more keys than the program reads, and they pass through untouched (the
  * capabilities document shows them). Each distinct action is printed once, in `actions`, and
- * parsers name theirs by index; expandDocument gives the tree the shape of
+ * parsers name theirs by index; expandParser gives the tree the shape of
  * `shared/reference/conda-26.7-parser-tree.json`, so a recorded tree and a live one feed the
  * same catalog code. The script prints the document as lines (see introspectionLineSchemas),
  * each checked as it comes, and the server puts them together.
@@ -189,7 +189,7 @@ export const introspectionDocumentSchema = v.pipe(
 );
 export type IntrospectionDocument = v.InferOutput<typeof introspectionDocumentSchema>;
 
-/** The document as the program reads it: the tree with its actions in place (see expandDocument). */
+/** The document as the program reads it: the tree with its actions in place (see expandParser). */
 export type IntrospectionResult = IntrospectionFacts & { tree: RawParser };
 
 /**

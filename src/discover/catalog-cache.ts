@@ -84,13 +84,15 @@ export function readCatalogCache(
     if (read === null) return null;
     if (typeof read !== "string") return ignored(options, read.problem);
     const digest = sha256Hex(read);
+    const lines = entryLines(read);
     // The very text this version validated (or wrote) before recording its snapshot needs no
-    // schema again, once it is of this format and introspection script.
-    const trusted = proven?.entryDigest === digest ? (JSON.parse(read) as Entry) : null;
+    // schema again, once it is of this format and introspection script: only its facts are
+    // parsed now, conda's parser when first used.
+    const trusted = lines && proven?.entryDigest === digest ? provenEntry(lines) : null;
     const named =
       trusted?.format === ENTRY_KIND.format &&
       trusted.introspectDigest === ENTRY_KIND.introspectDigest;
-    const entry = named ? trusted : validEntry(options, read);
+    const entry = named ? trusted : validEntry(options, read, lines);
     if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
@@ -119,11 +121,54 @@ export function readCatalogCache(
   }
 }
 
+/** An entry's two lines (see entryText), or null when the text is not two lines. */
+function entryLines(text: string): EntryLines | null {
+  const cut = text.indexOf("\n");
+  if (cut < 0 || text.indexOf("\n", cut + 1) !== text.length - 1) return null;
+  return { facts: text.slice(0, cut), parser: text.slice(cut + 1, -1) };
+}
+
+interface EntryLines {
+  facts: string;
+  parser: string;
+}
+
+/** The entry a snapshot proved, with conda's parser (its second line) parsed on first use. */
+function provenEntry(lines: EntryLines): Entry {
+  const entry = JSON.parse(lines.facts) as Entry;
+  let parser: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
+  const parsed = () => {
+    parser ??= JSON.parse(lines.parser) as Pick<IntrospectionDocument, "actions" | "tree">;
+    return parser;
+  };
+  Object.defineProperties(entry.introspection, {
+    actions: { get: () => parsed().actions, enumerable: true },
+    tree: { get: () => parsed().tree, enumerable: true },
+  });
+  return entry;
+}
+
+/** The document an entry's text holds, its two lines put back together; throws when not JSON. */
+function entryDocument(text: string, lines: EntryLines | null): unknown {
+  // One line: an entry of an older format, which its `format` tells.
+  if (lines === null) return JSON.parse(text);
+  const facts: unknown = JSON.parse(lines.facts);
+  const parser: unknown = JSON.parse(lines.parser);
+  if (!isJsonObject(facts) || !isJsonObject(facts.introspection) || !isJsonObject(parser)) {
+    return facts;
+  }
+  return { ...facts, introspection: { ...facts.introspection, ...parser } };
+}
+
 /** The entry `text` holds when it passes the schema, else null (the reason is logged). */
-function validEntry(options: CatalogCacheOptions, text: string): Entry | null {
+function validEntry(
+  options: CatalogCacheOptions,
+  text: string,
+  lines: EntryLines | null,
+): Entry | null {
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    document = entryDocument(text, lines);
   } catch {
     return ignored(options, "it is not valid JSON");
   }

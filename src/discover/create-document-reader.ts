@@ -15,7 +15,7 @@ import {
 import { isJsonObject } from "../is-json-object.ts";
 import { isStringList } from "../is-string-list.ts";
 import { parseJsonOutput } from "../result/parse-json-output.ts";
-import { expandParser } from "./expand-document.ts";
+import { expandParser } from "./expand-parser.ts";
 import { summarizeMessage } from "./summarize-message.ts";
 
 /**

@@ -175,10 +175,10 @@ function discovered(
   pythonMs: number,
   cache: Discovery["cache"],
 ): Discovery {
-  return {
-    ...discoveredConda(executable, found, source),
+  // Assigned onto it, not spread: a spread would read the tree that it puts together lazily.
+  return Object.assign(discoveredConda(executable, found, source), {
     pythonSource: found.pythonSource,
     pythonMs,
     cache,
-  };
+  });
 }

@@ -7,4 +7,4 @@ const INTROSPECT_DIGEST: string =
   "4c1e6a05d680c03db266dae283b86c41d8e3b23401449c20ada32d8b59ebcaec";
 
 /** What makes a catalog cache entry this program's kind: its format and the script that made it. */
-export const ENTRY_KIND = { format: 1, introspectDigest: INTROSPECT_DIGEST } as const;
+export const ENTRY_KIND = { format: 2, introspectDigest: INTROSPECT_DIGEST } as const;

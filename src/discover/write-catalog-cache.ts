@@ -4,6 +4,7 @@ import type { CacheStamp } from "./cache-stamp.ts";
 import { type CachedDiscovery, type Entry, MAX_CATALOG_CACHE_BYTES } from "./catalog-cache.ts";
 import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
+import { entryText } from "./entry-text.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
 /**
@@ -28,7 +29,7 @@ export async function writeCatalogCache(
       condaArgv: discovery.condaArgv,
       introspection: discovery.introspection,
     };
-    const text = JSON.stringify(entry);
+    const text = entryText(entry);
     if (Buffer.byteLength(text) > MAX_CATALOG_CACHE_BYTES) {
       options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
       return null;

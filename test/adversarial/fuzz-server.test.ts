@@ -4,7 +4,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";

@@ -3,7 +3,7 @@ import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { Catalog } from "../../src/catalog/catalog-types.ts";
 import { createStreamedCatalog } from "../../src/catalog/create-streamed-catalog.ts";
 import { credentialValues } from "../../src/catalog/credential-values.ts";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { resolvePython } from "../../src/discover/resolve-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";

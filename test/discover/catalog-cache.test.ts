@@ -15,8 +15,9 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { MAX_CATALOG_CACHE_BYTES } from "../../src/discover/catalog-cache.ts";
+import { type Entry, MAX_CATALOG_CACHE_BYTES } from "../../src/discover/catalog-cache.ts";
 import { type DiscoverOptions, type Discovery, discover } from "../../src/discover/discover.ts";
+import { entryText } from "../../src/discover/entry-text.ts";
 import {
   type FixtureConda,
   type FixtureCondaOptions,
@@ -130,6 +131,14 @@ function plain(discovery: Discovery, changes: { pythonMs?: number; source?: stri
 }
 
 const commands = (discovery: Discovery) => discovery.tree.subcommands.map((sub) => sub.command);
+
+/** An entry's text as one object: its facts line, with its parser line put into introspection. */
+function entryOf(text: string): Record<string, unknown> {
+  const [facts = "", parser = ""] = text.split("\n");
+  const entry = JSON.parse(facts) as Record<string, unknown> & { introspection: object };
+  Object.assign(entry.introspection, JSON.parse(parser));
+  return entry;
+}
 
 describe("warm starts", () => {
   test(
@@ -361,6 +370,13 @@ describe("a changed conda is never served a stale catalog", () => {
       };
       const unchecked = await named(rewritten.replace('"pythonSource":"', '"pythonSource":"x'));
       expect(unchecked.installation.source).toBe("cache");
+      // Of the named text only the facts line is parsed at start; conda's parser, nearly all of
+      // its bytes, when the tree is first read.
+      const facts = rewritten.slice(0, rewritten.indexOf("\n"));
+      const lazy = await named(`${facts}\n{"actions": [\n`);
+      expect(lazy.installation.source).toBe("cache");
+      expect(lazy.installation.condaVersion).toBe(hit.installation.condaVersion);
+      expect(() => lazy.tree).toThrow(SyntaxError);
       const foreign = rewritten.replace(/"introspectDigest":"[0-9a-f]+"/, '"introspectDigest":"0"');
       expect(foreign).not.toBe(rewritten);
       expect((await named(foreign)).installation.source).toBe("introspection");
@@ -422,9 +438,9 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
   afterAll(() => conda?.cleanup());
 
   const edited = (edit: (entry: Record<string, unknown>) => void) => () => {
-    const entry = JSON.parse(valid) as Record<string, unknown>;
+    const entry = entryOf(valid);
     edit(entry);
-    return writeFile(entryFile, JSON.stringify(entry), { mode: 0o600 });
+    return writeFile(entryFile, entryText(entry as Entry), { mode: 0o600 });
   };
   const text = (content: string | Uint8Array) => () =>
     writeFile(entryFile, content, { mode: 0o600 });
@@ -438,6 +454,22 @@ describe("unusable entries are misses, never failures, and get rewritten", () =>
     ["an empty file", "not valid JSON", text("")],
     ["garbage bytes", "not UTF-8 text", text(new Uint8Array([0xff, 0xfe, 0x00, 0x80, 0x7b, 0x22]))],
     ["JSON that is not an object", "not an object", text("[1, 2, 3]")],
+    [
+      "an entry of the one-line format before",
+      "another format version",
+      () => {
+        const entry = entryOf(valid);
+        return writeFile(entryFile, JSON.stringify({ ...entry, format: 1 }), { mode: 0o600 });
+      },
+    ],
+    [
+      "a parser line that is not JSON",
+      "not valid JSON",
+      () => {
+        const facts = valid.slice(0, valid.indexOf("\n"));
+        return writeFile(entryFile, `${facts}\n{"actions": [\n`, { mode: 0o600 });
+      },
+    ],
     [
       "another format version",
       "another format version",

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { createDocumentReader } from "../../src/discover/create-document-reader.ts";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import type { CondaMcpError } from "../../src/errors.ts";
 import { introspectionDocumentSchema } from "../../src/introspection-payload.ts";
 import recorded from "../../src/warm-start/rehearsal-document.jsonl" with { type: "text" };

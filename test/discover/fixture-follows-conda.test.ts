@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as v from "valibot";
 import { describeFirstIssue } from "../../src/describe-first-issue.ts";
-import { expandDocument } from "../../src/discover/expand-document.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
 import {
   type IndexedParser,

@@ -1,0 +1,14 @@
+import { expandParser } from "../../src/discover/expand-parser.ts";
+import type {
+  IntrospectionDocument,
+  IntrospectionResult,
+} from "../../src/introspection-payload.ts";
+
+/**
+ * The document with every parser's action indexes replaced by the actions they name (checked
+ * to exist by the document's schema). Parsers that share an option share its one description.
+ */
+export function expandDocument(document: IntrospectionDocument): IntrospectionResult {
+  const { actions, tree, ...facts } = document;
+  return { ...facts, tree: expandParser(tree, actions) };
+}
