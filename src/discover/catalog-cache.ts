@@ -121,16 +121,17 @@ export function readCatalogCache(
   }
 }
 
-/** An entry's two lines (see entryText), or null when the text is not two lines. */
+/** An entry's two lines of JSON (see entryText): its facts, then conda's parser. */
+interface EntryLines {
+  facts: string;
+  parser: string;
+}
+
+/** An entry's two lines, or null when the text is not two lines. */
 function entryLines(text: string): EntryLines | null {
   const cut = text.indexOf("\n");
   if (cut < 0 || text.indexOf("\n", cut + 1) !== text.length - 1) return null;
   return { facts: text.slice(0, cut), parser: text.slice(cut + 1, -1) };
-}
-
-interface EntryLines {
-  facts: string;
-  parser: string;
 }
 
 /** The entry a snapshot proved, with conda's parser (its second line) parsed on first use. */

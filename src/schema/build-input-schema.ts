@@ -319,6 +319,7 @@ export function advertisedJsonSchema(
 export type SharedParamSchemas = Map<
   string,
   {
+    /** The value's schema; `entry` is it as the object schema holds it (optional or not). */
     schema: AnySchema;
     entry: AnySchema;
     /** Converted when a definition first needs it: validating a call does not. */

@@ -38,8 +38,13 @@ export function createCliCommandHandler(context: {
 }): CliCommandHandler {
   let reader: Promise<ManifestReader> | null = null;
   return async (input) => {
-    reader ??= import("../completion/create-manifest-reader.ts").then((loaded) =>
-      loaded.createManifestReader(),
+    // A failed load is tried again by the next call rather than kept.
+    reader ??= import("../completion/create-manifest-reader.ts").then(
+      (loaded) => loaded.createManifestReader(),
+      (error: unknown) => {
+        reader = null;
+        throw error;
+      },
     );
     const readManifest = await reader;
     const { manifestPath, installedVersion } = context;
