@@ -6,10 +6,15 @@ import type { Discovery, FoundConda } from "./discover/discover.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { LineOutput } from "./stdio/stdout-output.ts";
+import { waitForLine } from "./stdio/wait-for-line.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import { opensPlainHandshake } from "./warm-start/handshake-shapes.ts";
 import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
 import { writeAll } from "./write-all.ts";
+
+// How long a start that answered the tool list itself waits for the client's first call before
+// loading the MCP SDK (which then delays a line that comes later by the SDK's load).
+const FIRST_CALL_WAIT_MS = 15;
 
 /** What run() starts from: main.ts's configuration, stdin reader and warm start. */
 interface RunInput {
@@ -114,8 +119,12 @@ export async function run(input: RunInput): Promise<void> {
     let waiting: ReturnType<typeof start.startWaitingCalls> = null;
     if (handover?.answered && stdin) {
       // A call sent right after the tool list may wait unread in the pipe, as nothing here has
-      // polled for input since: one turn of the event loop reads it.
-      await new Promise((resolve) => setImmediate(resolve));
+      // polled for input since: one turn of the event loop reads it. When this start answered
+      // the tool list just now, the client is still reading it, and the SDK's load that comes
+      // next blocks input for some 20 ms: its first call, which usually follows at once, is
+      // given a moment to come and start before that.
+      if (answersHandshake) await waitForLine(stdin, FIRST_CALL_WAIT_MS);
+      else await new Promise((resolve) => setImmediate(resolve));
       waiting = start.startWaitingCalls(prepared.deps, stdin.waiting());
     }
     // Their way to conda's spawn is all microtasks: let it run before the imports block.
