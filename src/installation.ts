@@ -34,7 +34,8 @@ export interface Installation {
 
 /** conda as discovery found it: its complete parser tree and its installation. */
 export interface DiscoveredConda {
-  tree: RawParser;
+  /** conda's parser tree, put together when first read (see discoveredConda). */
+  readonly tree: RawParser;
   /** conda's global pre-parser, whose options are read anywhere in argv; null when none. */
   preParser: RawPreParser | null;
   installation: Installation;

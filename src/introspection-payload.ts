@@ -189,7 +189,7 @@ export const introspectionDocumentSchema = v.pipe(
 );
 export type IntrospectionDocument = v.InferOutput<typeof introspectionDocumentSchema>;
 
-/** The document as the program reads it: the tree with its actions in place (see expandParser). */
+/** The document with the tree's actions in place (see expandParser), as the tests read it. */
 export type IntrospectionResult = IntrospectionFacts & { tree: RawParser };
 
 /**

@@ -137,22 +137,20 @@ function entryLines(text: string): EntryLines | null {
 /** The entry a snapshot proved, with conda's parser (its second line) parsed on first use. */
 function provenEntry(lines: EntryLines): Entry {
   const entry = JSON.parse(lines.facts) as Entry;
-  let parser: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
-  const parsed = () => {
-    parser ??= JSON.parse(lines.parser) as Pick<IntrospectionDocument, "actions" | "tree">;
-    return parser;
+  let parsed: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
+  const parser = () => {
+    parsed ??= JSON.parse(lines.parser) as Pick<IntrospectionDocument, "actions" | "tree">;
+    return parsed;
   };
   Object.defineProperties(entry.introspection, {
-    actions: { get: () => parsed().actions, enumerable: true },
-    tree: { get: () => parsed().tree, enumerable: true },
+    actions: { get: () => parser().actions, enumerable: true },
+    tree: { get: () => parser().tree, enumerable: true },
   });
   return entry;
 }
 
-/** The document an entry's text holds, its two lines put back together; throws when not JSON. */
-function entryDocument(text: string, lines: EntryLines | null): unknown {
-  // One line: an entry of an older format, which its `format` tells.
-  if (lines === null) return JSON.parse(text);
+/** The document an entry's two lines hold, put back together; throws when not JSON. */
+function entryDocument(lines: EntryLines): unknown {
   const facts: unknown = JSON.parse(lines.facts);
   const parser: unknown = JSON.parse(lines.parser);
   if (!isJsonObject(facts) || !isJsonObject(facts.introspection) || !isJsonObject(parser)) {
@@ -169,10 +167,12 @@ function validEntry(
 ): Entry | null {
   let document: unknown;
   try {
-    document = entryDocument(text, lines);
+    document = lines === null ? JSON.parse(text) : entryDocument(lines);
   } catch {
     return ignored(options, "it is not valid JSON");
   }
+  // One JSON object on one line: an entry of the format before this one.
+  if (lines === null && isJsonObject(document)) return ignored(options, ENTRY_PROBLEMS.format);
   // valibot's objects take arrays too.
   if (!isJsonObject(document)) return ignored(options, "it is not an object");
   const parsed = v.safeParse(entrySchema, document, { abortEarly: true });

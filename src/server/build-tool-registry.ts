@@ -168,10 +168,10 @@ export function buildToolRegistry(
   glossary: () => ReadonlyMap<string, string>;
 } {
   const tools = catalog.commands.filter((c) => c.status === "tool" && c.toolName !== null);
-  let made: ReadonlyMap<string, string> | null = null;
+  let shortened: ReadonlyMap<string, string> | null = null;
   const glossary = () => {
-    made ??= options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map();
-    return made;
+    shortened ??= options.schemaDetail === "compact" ? sharedOptionGlossary(tools) : new Map();
+    return shortened;
   };
   const shared: SharedParamSchemas = new Map();
   const candidates: ToolEntry[] = tools.map((command) =>

@@ -28,25 +28,21 @@ export const CLI_COMMAND_DEFINITION: Tool = {
 /**
  * Answers conda_cli_command calls from the manifest at `manifestPath`, read on each call;
  * `currentPluginNames` gives the conda entry-point names registered now, for `stale`. The
- * manifest's reader (msgpack, node:fs/promises and the manifest's schema) loads with the first
- * call: a server that is never asked for command metadata, and every first call, go without it.
+ * manifest's reader (msgpack, node:fs/promises and the manifest's schema) loads when a manifest
+ * is first read: a server that is never asked for command metadata, and every first call, go
+ * without it.
  */
 export function createCliCommandHandler(context: {
   manifestPath: string;
   installedVersion: string | null;
   currentPluginNames: () => string[];
 }): CliCommandHandler {
-  let reader: Promise<ManifestReader> | null = null;
+  let reader: ManifestReader | null = null;
+  const readManifest: ManifestReader = async (path) => {
+    reader ??= (await import("../completion/create-manifest-reader.ts")).createManifestReader();
+    return reader(path);
+  };
   return async (input) => {
-    // A failed load is tried again by the next call rather than kept.
-    reader ??= import("../completion/create-manifest-reader.ts").then(
-      (loaded) => loaded.createManifestReader(),
-      (error: unknown) => {
-        reader = null;
-        throw error;
-      },
-    );
-    const readManifest = await reader;
     const { manifestPath, installedVersion } = context;
     const currentPluginHash = pluginHash(context.currentPluginNames());
     const outcome = await cliCommandTool(

@@ -47,7 +47,10 @@ export type CliCommandHandler = (input: unknown) => Promise<CallToolResult>;
 export interface ServerDeps {
   version: string;
   entries: ToolEntry[];
-  /** Options described once in the instructions instead of in each tool (see sharedOptionGlossary). */
+  /**
+   * Options described once in the instructions instead of in each tool (see
+   * sharedOptionGlossary), made on first use: a call needs none of it.
+   */
   glossary: () => ReadonlyMap<string, string>;
   /** Every cataloged command, for resolving raw command lines. */
   commands: CatalogCommand[];

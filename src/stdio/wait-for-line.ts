@@ -5,7 +5,7 @@ import type { LineReader } from "./line-reader.ts";
  * `ms` pass, whichever comes first.
  */
 export function waitForLine(reader: LineReader, ms: number): Promise<void> {
-  if (reader.waiting().length > 0) return Promise.resolve();
+  // attach() offers a line that already waits at once, which ends the wait there and then.
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

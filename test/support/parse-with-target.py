@@ -110,7 +110,9 @@ def finish_child(pid, read_end):
 
 def parse_all(main_subshell, argvs, is_null):
     """Every argv's outcome in order, with up to one child per core at a time."""
-    width = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    # A container may see more cores than its quota lets it use: at most eight at a time.
+    width = max(1, min(cores or 1, 8))
     running, results = [], []
     for argv in argvs:
         # The oldest child is read first: a later one blocked on a full pipe waits its turn.

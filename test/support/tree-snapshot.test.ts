@@ -3,7 +3,7 @@ import { statSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { diffTrees, snapshotTree } from "./tree-snapshot.ts";
+import { diffTrees, settled, snapshotTree } from "./tree-snapshot.ts";
 
 // The safety suites prove "nothing changed" with these snapshots, which reuse a file's digest
 // while its identity, size and times stay put: every kind of write must still show.
@@ -46,5 +46,19 @@ describe("tree snapshots", () => {
     const after = await snapshotTree(root);
     expect(diffTrees(before, after)).toEqual({ added: [], removed: [], changed: [] });
     expect([...after.keys()].sort()).toEqual(["fresh.txt", "old.txt"]);
+  });
+
+  // A second write within one tick of a coarse clock may leave a file's times as they were:
+  // only times older than 2 s let a digest be reused.
+  test.each([
+    ["ctime and mtime 3 s old", 3n, 3n, true],
+    ["ctime 1 s old", 1n, 3n, false],
+    ["mtime 1 s old", 3n, 1n, false],
+    ["both now", 0n, 0n, false],
+  ])("trust a file's times only when they are settled: %s", (_, ctimeAge, mtimeAge, expected) => {
+    const now = 1_700_000_000n * 1_000_000_000n;
+    const second = 1_000_000_000n;
+    const times = { ctimeNs: now - ctimeAge * second, mtimeNs: now - mtimeAge * second };
+    expect(settled(times, now)).toBe(expected);
   });
 });

@@ -29,6 +29,8 @@ const digests = new Map<string, { stamp: string; digest: string }>();
 /**
  * Snapshots a folder tree: paths, kinds, sizes and content digests of small files. Paths for
  * which `ignore` is true (relative, `/`-separated) are left out with everything below them.
+ * The reads are synchronous (awaiting thousands of small reads one by one took most of a
+ * red-team case's time); the promise stays for the callers.
  */
 export async function snapshotTree(
   root: string,
@@ -60,20 +62,22 @@ export async function snapshotTree(
   return snapshot;
 }
 
+/** Whether a file's times, as of `statedAt`, are old enough for its digest to be reused. */
+export function settled(times: { mtimeNs: bigint; ctimeNs: bigint }, statedAt: bigint): boolean {
+  return statedAt - times.ctimeNs > RECENT_NS && statedAt - times.mtimeNs > RECENT_NS;
+}
+
 /** The sha256 of a file's content, read again only when the file may have been written since. */
 function contentDigest(full: string, stat: BigIntStats, statedAt: bigint): string {
   const stamp = [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(":");
   const known = digests.get(full);
   if (known?.stamp === stamp) return known.digest;
   const digest = createHash("sha256").update(readFileSync(full)).digest("hex");
-  if (statedAt - stat.ctimeNs > RECENT_NS && statedAt - stat.mtimeNs > RECENT_NS) {
-    digests.set(full, { stamp, digest });
-  }
+  if (settled(stat, statedAt)) digests.set(full, { stamp, digest });
   return digest;
 }
 
-// Synchronous reads: a snapshot is taken between calls, and awaiting thousands of small reads
-// one by one took most of a red-team case's time.
+/** What `read` returns, or undefined when it throws (a path gone since its folder was read). */
 function attempt<T>(read: () => T): T | undefined {
   try {
     return read();
