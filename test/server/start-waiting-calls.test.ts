@@ -178,14 +178,15 @@ describe("calls that waited behind a warm start", () => {
         { _meta: { progressToken: "tok" } },
       ),
     ]);
+    // The shell creates the file before echo writes to it: wait for the line itself.
+    const started = () => existsSync(marker) && readFileSync(marker, "utf8") === "started\n";
     await withDeadline(
       (async () => {
-        while (!existsSync(marker)) await Bun.sleep(10);
+        while (!started()) await Bun.sleep(10);
       })(),
       20_000,
       "the early run's start",
     );
-    expect(readFileSync(marker, "utf8")).toBe("started\n");
     // Heartbeats every 0.1 s are held while nobody has claimed the run.
     await Bun.sleep(350);
     const context = handlerContext();
