@@ -4,9 +4,9 @@
 // cache only (snapshot removed before each run) and cold (--no-cache), each beside its floor
 // measured in the same run: a compiled hello-world for warm starts, the target Python's own
 // parser build (introspect.py run directly) for cold starts, with the same script stopped once
-// conda's parser is built beside it. Then the first conda result of a
-// warm start (tools/call conda_info, sent as soon as tools/list is answered) beside running
-// `conda info --json` directly.
+// conda's parser is built beside it. Then the first conda result of a warm start, a start from
+// the catalog cache only and a cold start (tools/call conda_info, sent as soon as tools/list is
+// answered) beside running `conda info --json` directly.
 // Usage: bun scripts/bench-startup.ts [--runs N] [--binary PATH] [--baseline PATH]
 // --baseline adds the warm and cold starts of another release binary (an earlier version) to the
 // same interleaving: on a machine whose speed moves, two versions compare best side by side.
@@ -50,6 +50,7 @@ const MAIN = join(REPO_ROOT, "src", "main.ts");
 const RELEASE = "compiled binary (release: --minify --bytecode)";
 const BASELINE_NAME = `baseline binary ${BASELINE} (release)`;
 const CATALOG_ONLY = "compiled binary (release), catalog cache only";
+const COLD_CALL = "compiled binary (release), cold (--no-cache)";
 // The same script ending once conda's parser is built: what the tree walk and the document
 // add to the Python run, beside what conda itself spends.
 const MAIN_BLOCK = '\nif __name__ == "__main__":\n    main()\n';
@@ -141,8 +142,8 @@ try {
   // server's share (the round trip minus conda's run as the server timed it).
   const fromSpawn = new Map<string, number[]>();
   const share = new Map<string, number[]>();
-  const firstCallOf = async (name: string) => {
-    const figures = await timeToFirstCall(releaseCommand, env);
+  const firstCallOf = async (name: string, command: readonly string[] = releaseCommand) => {
+    const figures = await timeToFirstCall(command, env);
     fromSpawn.set(name, [...(fromSpawn.get(name) ?? []), figures.fromSpawn]);
     share.set(name, [...(share.get(name) ?? []), figures.share]);
     return figures.call;
@@ -159,6 +160,7 @@ try {
         await dropReleaseSnapshot();
         return firstCallOf(CATALOG_ONLY);
       },
+      [COLD_CALL]: () => firstCallOf(COLD_CALL, [...releaseCommand, "--no-cache"]),
     },
     { warmup: WARMUP, runs: CALL_RUNS },
   );
@@ -263,10 +265,14 @@ try {
 
   // The warm-up rounds are not among the samples.
   const measured = (values: number[] | undefined) => summarize((values ?? []).slice(WARMUP));
-  const firstCallRows = [RELEASE, CATALOG_ONLY].map((name) => [
+  const startOf: Record<string, string> = {
+    [RELEASE]: "warm: snapshot",
+    [CATALOG_ONLY]: "warm: catalog cache",
+  };
+  const firstCallRows = [RELEASE, CATALOG_ONLY, COLD_CALL].map((name) => [
     ...row(
       name,
-      name === RELEASE ? "warm: snapshot" : "warm: catalog cache",
+      startOf[name] ?? "cold",
       firstCall[name] as Stats,
       directInfo,
       firstCall[directInfo] as Stats,
