@@ -11,6 +11,7 @@ import {
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
 import { createCallTool, errorResult } from "./call-tool.ts";
 import { lazyJsonSchemaValidator } from "./lazy-json-schema-validator.ts";
+import { rehearseAnswer } from "./rehearse-answer.ts";
 import type { ServerDeps } from "./server-deps.ts";
 import { serverIdentity } from "./server-identity.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
@@ -37,6 +38,8 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
   });
   const byName = new Map(deps.entries.map((e) => [e.name, e]));
   const callTool = createCallTool(deps);
+  // The first call's answer is rehearsed while that call runs (see rehearseAnswer).
+  let answerRehearsed = false;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: toolDefinitions(deps.entries),
@@ -67,7 +70,13 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
     const input = request.params.arguments;
     try {
       const early = waiting?.claim(extra.requestId, entry.name, extra);
-      return await (early ?? callTool(entry, input, extra));
+      const answer = early ?? callTool(entry, input, extra);
+      // The call's way to its spawn is all microtasks: the rehearsal comes while conda runs.
+      if (!answerRehearsed) {
+        answerRehearsed = true;
+        setImmediate(rehearseAnswer);
+      }
+      return await answer;
     } catch (error) {
       // A fault of ours: log it where the user can see it, tell the client nothing internal.
       deps.log(
