@@ -27,8 +27,13 @@ const SAMPLE: ExecutionResult = {
  * spares that call's answer the wait. Nothing is sent or kept.
  */
 export function rehearseAnswer(): boolean {
-  const result = renderToolResult(SAMPLE, { summaryLabel: "conda info" });
-  const checked = CallToolResultSchema.safeParse(result);
-  JSON.stringify({ jsonrpc: "2.0", id: 0, result: checked.data });
-  return checked.success;
+  try {
+    const result = renderToolResult(SAMPLE, { summaryLabel: "conda info" });
+    const checked = CallToolResultSchema.safeParse(result);
+    JSON.stringify({ jsonrpc: "2.0", id: 0, result: checked.data });
+    return checked.success;
+  } catch {
+    // It runs from a timer, where a throw would end the server: a rehearsal only saves time.
+    return false;
+  }
 }
