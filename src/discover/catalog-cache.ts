@@ -11,10 +11,12 @@ import { sha256Hex } from "../sha256-hex.ts";
 import { type CacheStamp, stampProblem } from "./cache-stamp.ts";
 import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
 import { fingerprintInputSchema } from "./compute-fingerprint.ts";
+import { decodeUtf8 } from "./decode-utf8.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
 import { markCacheFileUsed } from "./mark-cache-file-used.ts";
 import { PYTHON_SOURCES, type PythonSource } from "./python-source.ts";
 import { readPrivateFile } from "./read-private-file.ts";
+import { splitLines } from "./split-lines.ts";
 
 /** What an entry restores: the results of discovery that otherwise need the target's Python. */
 export interface CachedDiscovery {
@@ -82,17 +84,21 @@ export function readCatalogCache(
   try {
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;
-    if (typeof read !== "string") return ignored(options, read.problem);
+    if (!(read instanceof Uint8Array)) return ignored(options, read.problem);
     const digest = sha256Hex(read);
-    const lines = entryLines(read);
     // The very text this version validated (or wrote) before recording its snapshot needs no
     // schema again, once it is of this format and introspection script: only its facts are
-    // parsed now, conda's parser when first used.
-    const trusted = lines && proven?.entryDigest === digest ? provenEntry(lines) : null;
+    // decoded and parsed now, conda's parser when first used.
+    const trusted = proven?.entryDigest === digest ? provenEntry(read) : null;
     const named =
       trusted?.format === ENTRY_KIND.format &&
       trusted.introspectDigest === ENTRY_KIND.introspectDigest;
-    const entry = named ? trusted : validEntry(options, read, lines);
+    let entry = named ? trusted : null;
+    if (entry === null) {
+      const text = decodeUtf8(read);
+      if (text === null) return ignored(options, "it is not UTF-8 text");
+      entry = validEntry(options, text, entryLines(text));
+    }
     if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
@@ -134,12 +140,23 @@ function entryLines(text: string): EntryLines | null {
   return { facts: text.slice(0, cut), parser: text.slice(cut + 1, -1) };
 }
 
-/** The entry a snapshot proved, with conda's parser (its second line) parsed on first use. */
-function provenEntry(lines: EntryLines): Entry {
-  const entry = JSON.parse(lines.facts) as Entry;
+/**
+ * The entry a snapshot proved, from its bytes: its facts (the first line) decoded and parsed
+ * now, conda's parser (the second, nearly all of the bytes) on first use; null when the bytes
+ * are not two lines of UTF-8.
+ */
+function provenEntry(bytes: Uint8Array): Entry | null {
+  const [facts, parserLine, end, ...more] = splitLines(bytes);
+  const factsText = facts && decodeUtf8(facts);
+  if (!factsText || !parserLine || end?.length !== 0 || more.length > 0) return null;
+  const entry = JSON.parse(factsText) as Entry;
   let parsed: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
   const parser = () => {
-    parsed ??= JSON.parse(lines.parser) as Pick<IntrospectionDocument, "actions" | "tree">;
+    // Bytes this version validated as UTF-8 JSON: the digest proved them.
+    parsed ??= JSON.parse(new TextDecoder().decode(parserLine)) as Pick<
+      IntrospectionDocument,
+      "actions" | "tree"
+    >;
     return parsed;
   };
   Object.defineProperties(entry.introspection, {

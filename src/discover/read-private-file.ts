@@ -2,15 +2,16 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { errorCode } from "../error-code.ts";
 
 /**
- * The text of a cache file, null when there is none, or why it is not usable: a link, not a
- * regular file, not this user's private file, larger than `maxBytes`, or not UTF-8. Cache files
- * decide what is run, so only this user's files that others cannot write are trusted.
- * Synchronous: it is on the warm-start path, where a thread-pool round trip per call costs more.
+ * The bytes of a cache file, null when there is none, or why it is not usable: a link, not a
+ * regular file, not this user's private file, or larger than `maxBytes`. Cache files decide
+ * what is run, so only this user's files that others cannot write are trusted. Bytes, not text:
+ * a warm start decodes only the lines it needs (see decodeUtf8). Synchronous: it is on the
+ * warm-start path, where a thread-pool round trip per call costs more.
  */
 export function readPrivateFile(
   file: string,
   maxBytes: number,
-): string | { problem: string } | null {
+): Uint8Array | { problem: string } | null {
   // O_NOFOLLOW: a cache file is never a link; O_NONBLOCK: a FIFO planted there cannot hang us.
   const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
   let fd: number;
@@ -37,11 +38,7 @@ export function readPrivateFile(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled));
-    } catch {
-      return { problem: "it is not UTF-8 text" };
-    }
+    return buffer.subarray(0, filled);
   } finally {
     closeSync(fd);
   }

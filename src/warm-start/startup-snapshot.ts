@@ -6,11 +6,13 @@ import type { Config } from "../config.ts";
 import { type CacheStamp, cacheStampSchema, stampProblem } from "../discover/cache-stamp.ts";
 import { type CatalogCacheOptions, catalogCacheKey } from "../discover/catalog-cache-key.ts";
 import { fileIdentity } from "../discover/compute-fingerprint.ts";
+import { decodeUtf8 } from "../discover/decode-utf8.ts";
 import type { FoundConda } from "../discover/discover.ts";
 import { ENTRY_KIND } from "../discover/entry-kind.ts";
 import { findConda } from "../discover/find-conda.ts";
 import { markCacheFileUsed } from "../discover/mark-cache-file-used.ts";
 import { readPrivateFile } from "../discover/read-private-file.ts";
+import { splitLines } from "../discover/split-lines.ts";
 import { userCacheDir } from "../discover/user-cache-dir.ts";
 import { errorCode } from "../error-code.ts";
 import { sha256Hex } from "../sha256-hex.ts";
@@ -33,11 +35,12 @@ export interface StartupSnapshot {
 }
 
 /**
- * The catalog the recorded answers were built from, as JSON text, and its sha256 as recorded:
- * checked only where it is used (off the handshake's path), see discoverCatalog.
+ * The catalog the recorded answers were built from, as the bytes of its JSON text, and their
+ * sha256 as recorded: checked and decoded only where it is used (off the handshake's path), see
+ * discoverCatalog.
  */
 export interface RecordedCatalog {
-  text: string;
+  bytes: Uint8Array;
   digest: string;
 }
 
@@ -180,12 +183,13 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
   try {
     const read = readPrivateFile(file, MAX_SNAPSHOT_BYTES);
     if (read === null) return null;
-    if (typeof read !== "string") return ignored(cache, read.problem);
-    const lines = read.split("\n");
-    const [headerLine = "", initializeResult = "", toolsListResult = "", catalog = ""] = lines;
+    if (!(read instanceof Uint8Array)) return ignored(cache, read.problem);
+    // Bytes, decoded line by line: the catalog's line (over half of them) waits for its use.
+    const lines = splitLines(read);
+    const [headerLine = read, initializeLine, toolsListLine, catalog] = lines;
     let document: unknown;
     try {
-      document = JSON.parse(headerLine);
+      document = JSON.parse(decodeUtf8(headerLine) ?? "");
     } catch {
       return ignored(cache, "its header is not valid JSON");
     }
@@ -194,14 +198,25 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     if (
       !parsed.success ||
       parsed.output.key !== place.key ||
+      !initializeLine ||
+      !toolsListLine ||
+      !catalog ||
       lines.length !== 5 ||
-      lines[4] !== ""
+      lines[4]?.length !== 0
     ) {
       return ignored(cache, "it is malformed");
     }
     const header = parsed.output;
-    if (header.digest !== answersDigest(initializeResult, toolsListResult)) {
+    // The two answer lines and the line break between them, as answersDigest hashes them.
+    const answersStart = headerLine.length + 1;
+    const answersEnd = answersStart + initializeLine.length + 1 + toolsListLine.length;
+    if (header.digest !== sha256Hex(read.subarray(answersStart, answersEnd))) {
       return ignored(cache, "its answers do not match their digest");
+    }
+    const initializeResult = decodeUtf8(initializeLine);
+    const toolsListResult = decodeUtf8(toolsListLine);
+    if (initializeResult === null || toolsListResult === null) {
+      return ignored(cache, "it is not UTF-8 text");
     }
     const changed = stampProblem(cache, header.stamp);
     if (changed) return ignored(cache, changed);
@@ -212,7 +227,7 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
       protocolVersion: header.protocolVersion,
       initializeResult,
       toolsListResult,
-      catalog: { text: catalog, digest: header.catalogDigest },
+      catalog: { bytes: catalog, digest: header.catalogDigest },
     };
   } catch (error) {
     return ignored(cache, `it could not be read (${errorCode(error) ?? "unexpected error"})`);
@@ -248,13 +263,13 @@ function ignored(cache: CatalogCacheOptions, reason: string): null {
 
 /** A catalog as the snapshot records it: its JSON text and that text's sha256. */
 export function recordCatalog(catalog: Catalog): RecordedCatalog {
-  const text = JSON.stringify(catalog);
-  return { text, digest: sha256Hex(text) };
+  const bytes = new TextEncoder().encode(JSON.stringify(catalog));
+  return { bytes, digest: sha256Hex(bytes) };
 }
 
-/** The recorded catalog while its text still has its recorded digest, else null. */
+/** The recorded catalog while its bytes still have their recorded digest, else null. */
 export function recordedCatalog(recorded: RecordedCatalog): Catalog | null {
-  return sha256Hex(recorded.text) === recorded.digest
-    ? (JSON.parse(recorded.text) as Catalog)
-    : null;
+  if (sha256Hex(recorded.bytes) !== recorded.digest) return null;
+  const text = decodeUtf8(recorded.bytes);
+  return text === null ? null : (JSON.parse(text) as Catalog);
 }

@@ -27,7 +27,8 @@ export async function writeStartupSnapshot(
       digest,
       catalogDigest: snapshot.catalog.digest,
     };
-    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n${snapshot.catalog.text}\n`;
+    const catalog = new TextDecoder().decode(snapshot.catalog.bytes);
+    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n${catalog}\n`;
     await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
