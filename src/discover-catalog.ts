@@ -11,8 +11,8 @@ import { type RecordedCatalog, recordedCatalog } from "./warm-start/startup-snap
  * Discovers the configured conda (from the catalog cache when it still holds) and builds its
  * catalog: the first two stages, shared by the executable and the library entry. A catalog the
  * startup snapshot recorded (`recorded`) is taken as it is when discovery read the very entry
- * the snapshot named and the text still has its recorded digest: this version built it from that
- * entry under the same options and credentials, which the snapshot's key covers.
+ * the snapshot named and its bytes still have their recorded digest: this version built it from
+ * that entry under the same options and credentials, which the snapshot's key covers.
  */
 export async function discoverCatalog(
   config: Config,

@@ -143,20 +143,21 @@ function entryLines(text: string): EntryLines | null {
 /**
  * The entry a snapshot proved, from its bytes: its facts (the first line) decoded and parsed
  * now, conda's parser (the second, nearly all of the bytes) on first use; null when the bytes
- * are not two lines of UTF-8.
+ * are not two lines or the first is not UTF-8.
  */
 function provenEntry(bytes: Uint8Array): Entry | null {
   const [facts, parserLine, end, ...more] = splitLines(bytes);
-  const factsText = facts && decodeUtf8(facts);
-  if (!factsText || !parserLine || end?.length !== 0 || more.length > 0) return null;
+  const factsText = facts === undefined ? null : decodeUtf8(facts);
+  if (!factsText || parserLine === undefined || end?.length !== 0 || more.length > 0) return null;
   const entry = JSON.parse(factsText) as Entry;
   let parsed: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
   const parser = () => {
-    // Bytes this version validated as UTF-8 JSON: the digest proved them.
-    parsed ??= JSON.parse(new TextDecoder().decode(parserLine)) as Pick<
-      IntrospectionDocument,
-      "actions" | "tree"
-    >;
+    if (parsed === null) {
+      // The digest proved bytes this version validated as UTF-8 JSON; a throw reaches the reader.
+      const text = decodeUtf8(parserLine);
+      if (text === null) throw new SyntaxError("the catalog cache entry's parser is not UTF-8");
+      parsed = JSON.parse(text) as Pick<IntrospectionDocument, "actions" | "tree">;
+    }
     return parsed;
   };
   Object.defineProperties(entry.introspection, {

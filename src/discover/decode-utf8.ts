@@ -1,7 +1,7 @@
-/** `bytes` as text, or null when they are not UTF-8. */
+/** `bytes` as text, every one of them (a leading BOM too), or null when they are not UTF-8. */
 export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -71,8 +72,9 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
     try {
       const early = waiting?.claim(extra.requestId, entry.name, extra);
       const answer = early ?? callTool(entry, input, extra);
-      // The call's way to its spawn is all microtasks: the rehearsal comes while conda runs.
-      if (!answerRehearsed) {
+      // A call's way to conda's spawn is all microtasks: the rehearsal comes while conda runs.
+      // conda_cli_command runs nothing, and on one core the rehearsal would slow conda down.
+      if (!answerRehearsed && entry.kind !== "cli_command" && availableParallelism() > 1) {
         answerRehearsed = true;
         setImmediate(rehearseAnswer);
       }

@@ -186,10 +186,13 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     if (!(read instanceof Uint8Array)) return ignored(cache, read.problem);
     // Bytes, decoded line by line: the catalog's line (over half of them) waits for its use.
     const lines = splitLines(read);
-    const [headerLine = read, initializeLine, toolsListLine, catalog] = lines;
+    const [initializeLine, toolsListLine, catalog] = lines.slice(1);
+    const headerLine = lines[0] ?? new Uint8Array();
+    const headerText = decodeUtf8(headerLine);
+    if (headerText === null) return ignored(cache, "it is not UTF-8 text");
     let document: unknown;
     try {
-      document = JSON.parse(decodeUtf8(headerLine) ?? "");
+      document = JSON.parse(headerText);
     } catch {
       return ignored(cache, "its header is not valid JSON");
     }
@@ -198,9 +201,9 @@ export function readStartupSnapshot(place: SnapshotPlace): StartupSnapshot | nul
     if (
       !parsed.success ||
       parsed.output.key !== place.key ||
-      !initializeLine ||
-      !toolsListLine ||
-      !catalog ||
+      initializeLine === undefined ||
+      toolsListLine === undefined ||
+      catalog === undefined ||
       lines.length !== 5 ||
       lines[4]?.length !== 0
     ) {
@@ -261,7 +264,7 @@ function ignored(cache: CatalogCacheOptions, reason: string): null {
   return null;
 }
 
-/** A catalog as the snapshot records it: its JSON text and that text's sha256. */
+/** A catalog as the snapshot records it: the bytes of its JSON text and their sha256. */
 export function recordCatalog(catalog: Catalog): RecordedCatalog {
   const bytes = new TextEncoder().encode(JSON.stringify(catalog));
   return { bytes, digest: sha256Hex(bytes) };

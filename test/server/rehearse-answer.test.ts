@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, mock, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, mock, spyOn, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as rehearseModule from "../../src/server/rehearse-answer.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 
@@ -25,6 +26,18 @@ describe("rehearseAnswer", () => {
     // Were the sample refused, the rehearsal would warm the error path, not an answer's.
     expect(rehearseAnswer()).toBe(true);
   });
+
+  test("returns false instead of throwing: it runs from a timer, where a throw ends the server", () => {
+    const check = spyOn(CallToolResultSchema, "safeParse").mockImplementation(() => {
+      throw new Error("a changed SDK");
+    });
+    try {
+      expect(rehearseAnswer()).toBe(false);
+      expect(check).toHaveBeenCalledTimes(1);
+    } finally {
+      check.mockRestore();
+    }
+  });
 });
 
 describe("a server's first tools/call", () => {
@@ -34,7 +47,7 @@ describe("a server's first tools/call", () => {
   });
   afterAll(() => fixture.cleanup());
 
-  test("rehearses the answer once, on its first call and not before", async () => {
+  test("rehearses the answer once, on its first call and not before (with a spare core)", async () => {
     const config = parseConfig(["--conda", fixture.condaExe, "--no-cache"], {
       env: fixture.env,
       platform: process.platform,
@@ -65,7 +78,8 @@ describe("a server's first tools/call", () => {
           arguments: { json: true },
         })) as CallToolResult;
         expect(result.isError).toBe(false);
-        expect(rehearsals).toBe(1);
+        // On one core the rehearsal would only slow conda down.
+        expect(rehearsals).toBe(availableParallelism() > 1 ? 1 : 0);
       }
     } finally {
       await client.close();

@@ -3,7 +3,8 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Appended to a description in a stored snapshot: seeing it proves the answer came from there. */
-export const SNAPSHOT_MARK = " [answered from the snapshot]";
+// Not ASCII: a reader that mixed up characters and bytes would not find it whole.
+export const SNAPSHOT_MARK = " [answered from the snapshot − ±]";
 
 /** The startup snapshot files in a conda-mcp cache folder. */
 export async function snapshotFiles(cacheDir: string): Promise<string[]> {

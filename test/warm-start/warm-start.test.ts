@@ -351,6 +351,18 @@ describe("warm start: the handshake answered from the startup snapshot", () => {
       // Altered without: the catalog is built again from the entry.
       await writeSnapshot(file, { ...snapshot, catalog: altered });
       expect(await servedSummary()).toBe(original);
+      // Multibyte text is hashed and decoded as the bytes on disk.
+      const multibyte = altered.replace('"altered"', '"réécrit − ±"');
+      const multibyteHeader = { ...snapshot.header, catalogDigest: digestOf(multibyte) };
+      await writeSnapshot(file, { ...snapshot, header: multibyteHeader, catalog: multibyte });
+      expect(await servedSummary()).toBe("réécrit − ±");
+      // Bytes that are not UTF-8, with their digest: the answers stand, the catalog is rebuilt.
+      const notUtf8 = Buffer.from([0x7b, 0xff, 0x7d]);
+      const catalogDigest = createHash("sha256").update(notUtf8).digest("hex");
+      const headerLine = JSON.stringify({ ...snapshot.header, catalogDigest });
+      const answers = `${headerLine}\n${snapshot.init}\n${snapshot.list}\n`;
+      await writeFile(file, Buffer.concat([Buffer.from(answers), notUtf8, Buffer.from("\n")]));
+      expect(await servedSummary()).toBe(original);
     },
     TEST_TIMEOUT,
   );
