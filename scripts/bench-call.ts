@@ -17,6 +17,7 @@ import {
   ratio,
   type Stats,
   sampleInterleaved,
+  signedMs,
   timeRun,
 } from "./bench-support.ts";
 
@@ -99,7 +100,7 @@ try {
       ms(floor.p50),
       ms(floor.p99),
       ratio(mcp.p50, floor.p50),
-      `+${ms(mcp.p50 - floor.p50)}`,
+      signedMs(mcp.p50 - floor.p50),
       ms(median(serverShare.get(toolOf(mcpName)) ?? [])),
     ]);
   }

@@ -31,6 +31,7 @@ import {
   readCapabilities,
   type Stats,
   sampleInterleaved,
+  signedMs,
   summarize,
   timeFirstLine,
   timeRun,
@@ -233,7 +234,7 @@ try {
     floorName,
     ms(floor.p50),
     ratio(s.p50, floor.p50),
-    `+${ms(s.p50 - floor.p50)}`,
+    signedMs(s.p50 - floor.p50),
   ];
   const startupRows = [
     ...Object.keys(servers).map((name) => {
@@ -309,7 +310,7 @@ try {
       const [now, before] = [stats[RELEASE] as Stats, stats[BASELINE_NAME] as Stats];
       console.log(
         `\n${start} start of the release binary against the baseline, interleaved: p50 ${ms(now.p50)} ` +
-          `against ${ms(before.p50)} ms (${now.p50 <= before.p50 ? "−" : "+"}${ms(Math.abs(now.p50 - before.p50))}).`,
+          `against ${ms(before.p50)} ms (${signedMs(now.p50 - before.p50)}).`,
       );
     }
   }
@@ -367,7 +368,7 @@ try {
       `(+${ms(overHello)} ms); cold start ≤ ×1.10 of the parser build: ${verdict(coldRatio <= 1.1)} ` +
       `(×${coldRatio.toFixed(2)}); first tools/call after a warm start ≤ +15 ms over conda run ` +
       `directly, by the server's share: ${verdict(callShare <= 15)} (${ms(callShare)} ms; ` +
-      `the round trips' p50 differ by ${callOver < 0 ? "−" : "+"}${ms(Math.abs(callOver))} ms).`,
+      `the round trips' p50 differ by ${signedMs(callOver)} ms).`,
   );
 } finally {
   await scratch.cleanup();

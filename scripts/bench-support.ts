@@ -64,6 +64,11 @@ export function ms(value: number): string {
   return value >= 100 ? value.toFixed(0) : value.toFixed(1);
 }
 
+/** A difference in ms with its sign (`+3.2`, `−1.3`). */
+export function signedMs(value: number): string {
+  return `${value < 0 ? "−" : "+"}${ms(Math.abs(value))}`;
+}
+
 /** `value / floor` as `×N.NN`. */
 export function ratio(value: number, floor: number): string {
   return `×${(value / floor).toFixed(2)}`;
