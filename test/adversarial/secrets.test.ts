@@ -243,4 +243,20 @@ describe("catalog redaction on a recorded conda tree", () => {
     expect(values).not.toContain("/usr/bin:/bin");
     expect(values).not.toContain("/home/someone");
   });
+
+  test.each([
+    ...["my_token", "Client_Secret", "db_password", "DB_PASSWD", "gpg_passphrase"],
+    ...["ApiKey", "service_api_key", "accesskey", "AWS_ACCESS_KEY_ID", "privatekey"],
+    ...["SSH_PRIVATE_KEY", "google_application_credentials", "OAUTH_HEADER"],
+  ])("a variable named %s is a credential, in any case and anywhere in the name", (name) => {
+    expect(credentialValues({ [name]: "value-123456" })).toEqual(["value-123456"]);
+    expect(credentialValues({ [name.toLowerCase()]: "value-123456" })).toEqual(["value-123456"]);
+  });
+
+  test.each(["PATH", "HOME", "API-KEY", "KEYS", "PASS", "CONDA_PREFIX", "ACCESS"])(
+    "a variable named %s is not a credential",
+    (name) => {
+      expect(credentialValues({ [name]: "value-123456" })).toEqual([]);
+    },
+  );
 });
