@@ -89,16 +89,12 @@ export function readCatalogCache(
     // The very text this version validated (or wrote) before recording its snapshot needs no
     // schema again, once it is of this format and introspection script: only its facts are
     // decoded and parsed now, conda's parser when first used.
-    const trusted = proven?.entryDigest === digest ? provenEntry(read) : null;
+    const lines = entryLines(read);
+    const trusted = lines && proven?.entryDigest === digest ? provenEntry(lines) : null;
     const named =
       trusted?.format === ENTRY_KIND.format &&
       trusted.introspectDigest === ENTRY_KIND.introspectDigest;
-    let entry = named ? trusted : null;
-    if (entry === null) {
-      const text = decodeUtf8(read);
-      if (text === null) return ignored(options, "it is not UTF-8 text");
-      entry = validEntry(options, text, entryLines(text));
-    }
+    const entry = named ? trusted : validEntry(options, read, lines);
     if (entry === null) return null;
     const problem = entryProblem(entry, key, options.executable);
     if (problem) return ignored(options, problem);
@@ -127,34 +123,34 @@ export function readCatalogCache(
   }
 }
 
-/** An entry's two lines of JSON (see entryText): its facts, then conda's parser. */
+/** An entry's two lines of JSON (see entryText), as bytes: its facts, then conda's parser. */
 interface EntryLines {
-  facts: string;
-  parser: string;
+  facts: Uint8Array;
+  parser: Uint8Array;
 }
 
-/** An entry's two lines, or null when the text is not two lines. */
-function entryLines(text: string): EntryLines | null {
-  const cut = text.indexOf("\n");
-  if (cut < 0 || text.indexOf("\n", cut + 1) !== text.length - 1) return null;
-  return { facts: text.slice(0, cut), parser: text.slice(cut + 1, -1) };
+/** An entry's two lines, or null when its bytes are not two lines, each ended by a break. */
+function entryLines(bytes: Uint8Array): EntryLines | null {
+  const [facts, parser, end, ...more] = splitLines(bytes);
+  if (facts === undefined || parser === undefined || end?.length !== 0 || more.length > 0) {
+    return null;
+  }
+  return { facts, parser };
 }
 
 /**
- * The entry a snapshot proved, from its bytes: its facts (the first line) decoded and parsed
- * now, conda's parser (the second, nearly all of the bytes) on first use; null when the bytes
- * are not two lines or the first is not UTF-8.
+ * The entry a snapshot proved: its facts (the first line) decoded and parsed now, conda's parser
+ * (the second, nearly all of the bytes) on first use; null when the first is not UTF-8.
  */
-function provenEntry(bytes: Uint8Array): Entry | null {
-  const [facts, parserLine, end, ...more] = splitLines(bytes);
-  const factsText = facts === undefined ? null : decodeUtf8(facts);
-  if (!factsText || parserLine === undefined || end?.length !== 0 || more.length > 0) return null;
-  const entry = JSON.parse(factsText) as Entry;
+function provenEntry(lines: EntryLines): Entry | null {
+  const facts = decodeUtf8(lines.facts);
+  if (facts === null) return null;
+  const entry = JSON.parse(facts) as Entry;
   let parsed: Pick<IntrospectionDocument, "actions" | "tree"> | null = null;
   const parser = () => {
     if (parsed === null) {
       // The digest proved bytes this version validated as UTF-8 JSON; a throw reaches the reader.
-      const text = decodeUtf8(parserLine);
+      const text = decodeUtf8(lines.parser);
       if (text === null) throw new SyntaxError("the catalog cache entry's parser is not UTF-8");
       parsed = JSON.parse(text) as Pick<IntrospectionDocument, "actions" | "tree">;
     }
@@ -168,24 +164,29 @@ function provenEntry(bytes: Uint8Array): Entry | null {
 }
 
 /** The document an entry's two lines hold, put back together; throws when not JSON. */
-function entryDocument(lines: EntryLines): unknown {
-  const facts: unknown = JSON.parse(lines.facts);
-  const parser: unknown = JSON.parse(lines.parser);
+function entryDocument(factsText: string, parserText: string): unknown {
+  const facts: unknown = JSON.parse(factsText);
+  const parser: unknown = JSON.parse(parserText);
   if (!isJsonObject(facts) || !isJsonObject(facts.introspection) || !isJsonObject(parser)) {
     return facts;
   }
   return { ...facts, introspection: { ...facts.introspection, ...parser } };
 }
 
-/** The entry `text` holds when it passes the schema, else null (the reason is logged). */
+/** The entry `bytes` hold when they pass the schema, else null (the reason is logged). */
 function validEntry(
   options: CatalogCacheOptions,
-  text: string,
+  bytes: Uint8Array,
   lines: EntryLines | null,
 ): Entry | null {
+  // Each line decoded alone (a line break is never part of a multibyte character); not two
+  // lines, the whole text.
+  const first = decodeUtf8(lines?.facts ?? bytes);
+  const second = lines === null ? "" : decodeUtf8(lines.parser);
+  if (first === null || second === null) return ignored(options, "it is not UTF-8 text");
   let document: unknown;
   try {
-    document = lines === null ? JSON.parse(text) : entryDocument(lines);
+    document = lines === null ? JSON.parse(first) : entryDocument(first, second);
   } catch {
     return ignored(options, "it is not valid JSON");
   }
