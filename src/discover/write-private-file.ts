@@ -10,15 +10,15 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
 const STALE_FILE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Writes `text` as `<cacheDir>/<name>`: to a private temporary file (mode 0600) in the cache
- * folder (created with mode 0700), synced, then renamed over the target, so readers and
- * concurrent writers only ever see whole files. Temporary files older than an hour and cache
+ * Writes `text` (or bytes) as `<cacheDir>/<name>`: to a private temporary file (mode 0600) in
+ * the cache folder (created with mode 0700), synced, then renamed over the target, so readers
+ * and concurrent writers only ever see whole files. Temporary files older than an hour and cache
  * files unused for 30 days are removed on the way. Throws what the file system throws.
  */
 export async function writePrivateFile(
   cacheDir: string,
   name: string,
-  text: string,
+  text: string | Uint8Array,
 ): Promise<void> {
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   await removeStaleFiles(cacheDir);

@@ -27,9 +27,10 @@ export async function writeStartupSnapshot(
       digest,
       catalogDigest: snapshot.catalog.digest,
     };
-    const catalog = new TextDecoder().decode(snapshot.catalog.bytes);
-    const text = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n${catalog}\n`;
-    await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), text);
+    // The catalog's bytes as recorded, not decoded to be encoded again.
+    const answers = `${JSON.stringify(header)}\n${initializeResult}\n${toolsListResult}\n`;
+    const bytes = Buffer.concat([Buffer.from(answers), snapshot.catalog.bytes, Buffer.from("\n")]);
+    await writePrivateFile(place.cache.cacheDir, path.basename(snapshotFile(place)), bytes);
   } catch (error) {
     place.cache.log?.(`startup snapshot: not written (${errorCode(error) ?? "unexpected error"})`);
   }
