@@ -125,6 +125,11 @@ try {
       rows,
     ),
   );
+  const readShare = median(serverShare.get("conda_info") ?? []);
+  console.log(
+    `\nGoal: a typed call's server's share ≤ 2 ms at p50: ${readShare <= 2 ? "met" : "NOT met"} ` +
+      `(conda_info, ${ms(readShare)} ms).`,
+  );
 } finally {
   await scratch.cleanup();
   await target.cleanup();

@@ -142,6 +142,13 @@ try {
       ],
     ),
   );
+  // Idle is the server's resident memory once it is ready; its peak is the higher of the
+  // kernel's high-water mark and what was sampled.
+  const overIdle = Math.max(atEnd.hwm, peakRss) - atStart.rss;
+  console.log(
+    `\nGoal: peak RSS while a child prints ${mib(BYTES)} ≤ idle + 24 MiB: ` +
+      `${overIdle <= 24 * 2 ** 20 ? "met" : "NOT met"} (+${mib(overIdle)} over ${mib(atStart.rss)}).`,
+  );
 } finally {
   await scratch.cleanup();
   await target.cleanup();

@@ -11,7 +11,9 @@ import {
   markdownTable,
   ms,
   ratio,
+  type Stats,
   sampleInterleaved,
+  signedMs,
   timeRun,
 } from "./bench-support.ts";
 
@@ -80,7 +82,7 @@ try {
       ms(facts.p50),
       ms(bare.p50),
       ratio(facts.p50, bare.p50),
-      `${facts.p50 >= bare.p50 ? "+" : ""}${ms(facts.p50 - bare.p50)}`,
+      signedMs(facts.p50 - bare.p50),
     ];
   });
   console.log(`Measured ${machineLine()}; ${target.label}.`);
@@ -90,6 +92,16 @@ try {
       ["argv", "safety check p50 (ms)", "floor: bare parse p50 (ms)", "ratio", "difference"],
       rows,
     ),
+  );
+  const worst = Math.max(
+    ...cases.map(([label]) => {
+      const facts = stats[`facts ${label}`] as Stats;
+      return facts.p50 / (stats[`bare ${label}`] as Stats).p50;
+    }),
+  );
+  console.log(
+    `\nGoal: the safety check ≤ ×1.2 of a bare parse: ${worst <= 1.2 ? "met" : "NOT met"} ` +
+      `(at worst ×${worst.toFixed(2)}).`,
   );
 } finally {
   await target.cleanup();
