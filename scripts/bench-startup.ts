@@ -366,7 +366,7 @@ try {
   console.log(
     `\nGoals (release binary): warm start ≤ compiled hello-world + 8 ms: ${verdict(overHello <= 8)} ` +
       `(${signedMs(overHello)} ms); cold start ≤ ×1.10 of the parser build: ${verdict(coldRatio <= 1.1)} ` +
-      `(×${coldRatio.toFixed(2)}); first tools/call after a warm start ≤ +15 ms over conda run ` +
+      `(×${coldRatio.toFixed(3)}); first tools/call after a warm start ≤ +15 ms over conda run ` +
       `directly, by the server's share: ${verdict(callShare <= 15)} (${ms(callShare)} ms; ` +
       `the round trips' p50 differ by ${signedMs(callOver)} ms).`,
   );
