@@ -41,8 +41,9 @@ export function summarize(samples: readonly number[]): Stats {
 
 /**
  * Runs each named case `warmup` times unmeasured, then `runs` times measured, interleaving the
- * cases round by round so drift on a shared machine hits them alike. Each run returns its own
- * figure (usually milliseconds).
+ * cases round by round so drift on a shared machine hits them alike. Each round starts one case
+ * further on, so no case always runs right after the same other one (whose exit may still hold a
+ * core). Each run returns its own figure (usually milliseconds).
  */
 export async function sampleInterleaved(
   cases: Record<string, () => Promise<number>>,
@@ -51,7 +52,8 @@ export async function sampleInterleaved(
   const names = Object.keys(cases);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let round = 0; round < options.warmup + options.runs; round++) {
-    for (const name of names) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length] as string;
       const value = await (cases[name] as () => Promise<number>)();
       if (round >= options.warmup) samples[name]?.push(value);
     }
