@@ -1,6 +1,12 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import type { Arity, CatalogCommand, Param, ValueSpec } from "../catalog/catalog-types.ts";
+import type {
+  Arity,
+  CatalogCommand,
+  Param,
+  ParamShape,
+  ValueSpec,
+} from "../catalog/catalog-types.ts";
 import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
 import { toolJsonSchema } from "./tool-json-schema.ts";
@@ -170,19 +176,26 @@ export type SchemaDetail = "compact" | "full";
 /** Exclusive groups this large are stated once in a compact tool's description. */
 export const GROUP_STATED_BY_TOOL = 3;
 
+const NONE: readonly string[] = [];
+
 /**
  * The other params a param cannot be given with: its exclusive group (unless the tool states
  * it, see GROUP_STATED_BY_TOOL) and its setting's partners.
  */
-function conflictsOf(param: Param, command: CatalogCommand, detail: SchemaDetail): string[] {
+function conflictsOf(
+  param: Param,
+  command: CatalogCommand,
+  detail: SchemaDetail,
+): readonly string[] {
   const members =
     param.exclusiveGroup === null
-      ? []
-      : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? []);
-  const own = detail === "compact" && members.length >= GROUP_STATED_BY_TOOL ? [] : members;
-  return [...own, ...settingPartners(command, param).map((p) => p.name)].filter(
-    (name) => name !== param.name,
-  );
+      ? NONE
+      : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? NONE);
+  const own = detail === "compact" && members.length >= GROUP_STATED_BY_TOOL ? NONE : members;
+  const partners = settingPartners(command, param);
+  // Most params have neither: a cold start describes hundreds of them.
+  if (own.length === 0 && partners.length === 0) return NONE;
+  return [...own, ...partners.map((p) => p.name)].filter((name) => name !== param.name);
 }
 
 /** The client-facing explanation of one parameter at a detail (see SchemaDetail). */
@@ -329,10 +342,19 @@ export type SharedParamSchemas = Map<
   }
 >;
 
+// Each shape's JSON, made once: the params of one conda action share its shape object.
+const shapeKeys = new WeakMap<ParamShape, string>();
+
 /** A param's entry in its tool's object schema, shared by the tools with the same param. */
 function sharedParam(param: Param, detail: SchemaDetail, shared: SharedParamSchemas) {
   const deprecated = Boolean(param.deprecated);
-  const key = JSON.stringify([param.shape, param.required, param.defaultValue, deprecated, detail]);
+  let shapeKey = shapeKeys.get(param.shape);
+  if (shapeKey === undefined) {
+    shapeKey = JSON.stringify(param.shape);
+    shapeKeys.set(param.shape, shapeKey);
+  }
+  const shown = param.defaultValue === undefined ? "" : JSON.stringify(param.defaultValue);
+  const key = `${shapeKey} ${param.required} ${deprecated} ${detail} ${shown}`;
   let built = shared.get(key);
   if (built === undefined) {
     const metadata: Record<string, unknown> = {};
@@ -351,18 +373,18 @@ function sharedParam(param: Param, detail: SchemaDetail, shared: SharedParamSche
   return built;
 }
 
-/** A param's entry in its tool's object schema, and that entry's advertised JSON Schema. */
-function paramEntry(
+/** A param's advertised JSON Schema with its description, shared by the tools that have both. */
+function paramJsonSchema(
   param: Param,
   description: string,
   detail: SchemaDetail,
   shared: SharedParamSchemas,
-): { entry: AnySchema; jsonSchema: object } {
+): object {
   const built = sharedParam(param, detail, shared);
   // `optional` without a default adds nothing to the JSON Schema of what it wraps.
   built.jsonSchema ??= advertisedJsonSchema(built.schema, detail);
   const converted = built.jsonSchema;
-  if (description === "") return { entry: built.entry, jsonSchema: converted };
+  if (description === "") return converted;
   let jsonSchema = built.described.get(description);
   if (jsonSchema === undefined) {
     // What converting v.description() piped before v.metadata() gives, without converting the
@@ -372,10 +394,10 @@ function paramEntry(
     jsonSchema = { ...Object.fromEntries(rules), description, ...metadata };
     built.described.set(description, jsonSchema);
   }
-  return { entry: built.entry, jsonSchema };
+  return jsonSchema;
 }
 
-/** The valibot validator of a command's tool alone, as {@link buildInputSchema} builds it. */
+/** The valibot validator of a command's tool: what a call's arguments are checked with. */
 export function buildValidator(
   command: CatalogCommand,
   detail: SchemaDetail = "full",
@@ -384,11 +406,33 @@ export function buildValidator(
   const entries: Record<string, AnySchema> = {};
   for (const param of command.params)
     entries[param.name] = sharedParam(param, detail, shared).entry;
-  return toolValidator(entries);
+  return v.strictObject(entries, "an object") as ToolSchema["validator"];
 }
 
-function toolValidator(entries: Record<string, AnySchema>): ToolSchema["validator"] {
-  return v.strictObject(entries, "an object") as ToolSchema["validator"];
+/**
+ * The client-safe JSON Schema of a command's tool, as its definition advertises it (without the
+ * validator, which a call builds with {@link buildValidator} when it needs it).
+ */
+export function buildInputJsonSchema(
+  command: CatalogCommand,
+  detail: SchemaDetail = "full",
+  glossary: ReadonlyMap<string, string> = new Map(),
+  shared: SharedParamSchemas = new Map(),
+): ToolInputJsonSchema {
+  const properties: Record<string, object> = {};
+  const required: string[] = [];
+  for (const param of command.params) {
+    const description = describeParam(param, command, detail, glossary);
+    properties[param.name] = paramJsonSchema(param, description, detail, shared);
+    if (param.required) required.push(param.name);
+  }
+  // What toJsonSchema makes of the strict object, from its entries' shared conversions.
+  const jsonSchema = toolJsonSchema({ type: "object", properties, required });
+  const groupNotes = command.exclusiveGroups
+    .filter((g) => g.required)
+    .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
+  if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
+  return jsonSchema;
 }
 
 /** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
@@ -398,22 +442,8 @@ export function buildInputSchema(
   glossary: ReadonlyMap<string, string> = new Map(),
   shared: SharedParamSchemas = new Map(),
 ): ToolSchema {
-  const entries: Record<string, AnySchema> = {};
-  const properties: Record<string, object> = {};
-  const required: string[] = [];
-  for (const param of command.params) {
-    const description = describeParam(param, command, detail, glossary);
-    const { entry, jsonSchema } = paramEntry(param, description, detail, shared);
-    entries[param.name] = entry;
-    properties[param.name] = jsonSchema;
-    if (param.required) required.push(param.name);
-  }
-  const validator = toolValidator(entries);
-  // What toJsonSchema makes of the strict object, from its entries' shared conversions.
-  const jsonSchema = toolJsonSchema({ type: "object", properties, required });
-  const groupNotes = command.exclusiveGroups
-    .filter((g) => g.required)
-    .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
-  if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
-  return { validator, jsonSchema };
+  return {
+    validator: buildValidator(command, detail, shared),
+    jsonSchema: buildInputJsonSchema(command, detail, glossary, shared),
+  };
 }

@@ -9,7 +9,7 @@ import {
 import { selectTools } from "../policy/select-tools.ts";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
 import {
-  buildInputSchema,
+  buildInputJsonSchema,
   buildValidator,
   GROUP_STATED_BY_TOOL,
   type SchemaDetail,
@@ -119,7 +119,7 @@ function generatedDefinition(
   glossary: ReadonlyMap<string, string>,
   shared: SharedParamSchemas,
 ): Tool {
-  const schema = buildInputSchema(command, detail, glossary, shared);
+  const inputSchema = buildInputJsonSchema(command, detail, glossary, shared);
   const annotations: ToolAnnotations & { title: string } = {
     title: `conda ${command.path.join(" ")}`,
     ...policy.annotations,
@@ -128,7 +128,7 @@ function generatedDefinition(
     name,
     title: annotations.title,
     description: describeTool(command, policy.baseClass, detail),
-    inputSchema: schema.jsonSchema,
+    inputSchema,
     outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
     annotations,
     _meta: {
