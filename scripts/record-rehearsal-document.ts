@@ -39,10 +39,11 @@ console.log(`wrote ${out} from conda ${document.conda_version}`);
 
 /**
  * The lines of the document with only the parsers on the way to COMMANDS: the facts, each
- * top-level command with the actions first seen in it (renumbered in that order), the root.
+ * top-level command with the actions first seen in it (renumbered in that order), the plugins'
+ * facts before the first command a plugin registers, the root.
  */
 function cutDown(full: IntrospectionDocument): object[] {
-  const { actions, tree, ...facts } = full;
+  const { actions, tree, external_plugins, completion, ...facts } = full;
   const onTheWay = (parser: IndexedParser) =>
     COMMANDS.some((path) => parser.path.every((word, i) => path[i] === word));
   const kept: number[] = [];
@@ -63,10 +64,16 @@ function cutDown(full: IntrospectionDocument): object[] {
     return kept.slice(since).map((index) => actions[index]);
   };
   const lines: object[] = [facts];
+  let plugins: object | null = { external_plugins, completion };
   for (const command of tree.subcommands.filter(onTheWay)) {
+    if (plugins && command.plugin) {
+      lines.push(plugins);
+      plugins = null;
+    }
     const cut = keep(command);
     lines.push({ actions: added(), command: cut });
   }
+  if (plugins) lines.push(plugins);
   const root = keep({ ...tree, subcommands: [] });
   lines.push({ actions: added(), tree: root });
   return lines;

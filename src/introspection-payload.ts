@@ -136,7 +136,7 @@ const rawPreParserSchema = v.looseObject({
 });
 export type RawPreParser = v.InferOutput<typeof rawPreParserSchema>;
 
-/** What the document says of the installation, beside conda's parser tree. */
+/** What the document says of the installation, beside conda's parser tree and its plugins. */
 const installationEntries = {
   ok: v.literal(true),
   conda_version: v.string(),
@@ -148,6 +148,15 @@ const installationEntries = {
   root_prefix: v.string(),
   /** conda's `envs_dirs`, where named environments live. */
   envs_dirs: stringList,
+  /**
+   * conda's global pre-parser (`generate_pre_parser`), which reads its options from anywhere in
+   * argv before the first `--`, inside passed-through arguments too; null when conda has none.
+   */
+  pre_parser: v.nullable(rawPreParserSchema),
+};
+
+/** What the document says of conda's plugins. */
+const pluginEntries = {
   external_plugins: v.array(rawPluginDistributionSchema),
   /** conda-completion facts that need the target's Python (absent from older dumps). */
   completion: v.optional(
@@ -158,11 +167,6 @@ const installationEntries = {
       distribution_version: nullableString,
     }),
   ),
-  /**
-   * conda's global pre-parser (`generate_pre_parser`), which reads its options from anywhere in
-   * argv before the first `--`, inside passed-through arguments too; null when conda has none.
-   */
-  pre_parser: v.nullable(rawPreParserSchema),
 };
 
 /** The root parser: its path is empty. */
@@ -178,6 +182,7 @@ export const INDEXES_WITHIN_ACTIONS = "every action index of the tree names an e
 export const introspectionDocumentSchema = v.pipe(
   v.looseObject({
     ...installationEntries,
+    ...pluginEntries,
     /** Every distinct action of the tree, once (conda repeats shared options in every parser). */
     actions: v.array(rawActionSchema),
     tree: rootParserSchema,
@@ -190,22 +195,27 @@ export const introspectionDocumentSchema = v.pipe(
 export type IntrospectionDocument = v.InferOutput<typeof introspectionDocumentSchema>;
 
 /** The document with the tree's actions in place (see expandParser), as the tests read it. */
-export type IntrospectionResult = IntrospectionFacts & { tree: RawParser };
+export type IntrospectionResult = IntrospectionFacts & PluginFacts & { tree: RawParser };
 
 /**
  * The lines the script prints after the site folders, in this order: the installation's facts
- * once conda's parser is built, each top-level command as soon as it is described, and the root
- * parser. Each carries the actions first seen in it, appended to the table in order. The document
- * is the facts with the table and the root, whose subcommands are the commands printed before it.
- * A failure line (introspectionFailureSchema) may come instead of any of them.
+ * once conda's parser is built; each top-level command as soon as it is described, conda's own
+ * first; the plugins' facts, once, before the first command a plugin registers (or the root);
+ * and the root parser. A command line carries the actions first seen in it, appended to the
+ * table in order, as the root's does. The document is both facts with the table and the root,
+ * whose subcommands are the commands printed before it. A failure line
+ * (introspectionFailureSchema) may come instead of any of them.
  */
 export const introspectionLineSchemas = {
   facts: v.looseObject(installationEntries),
+  plugins: v.looseObject(pluginEntries),
   command: v.looseObject({ actions: v.array(rawActionSchema), command: indexedParserSchema }),
   end: v.looseObject({ actions: v.array(rawActionSchema), tree: rootParserSchema }),
 };
-/** What the document says of the installation, beside conda's parser tree. */
+/** What the document says of the installation, beside conda's parser tree and its plugins. */
 export type IntrospectionFacts = v.InferOutput<typeof introspectionLineSchemas.facts>;
+/** What the document says of conda's plugins. */
+export type PluginFacts = v.InferOutput<typeof introspectionLineSchemas.plugins>;
 
 /** The introspection script's document when it could not build conda's parser. */
 export const introspectionFailureSchema = v.looseObject({

@@ -7,6 +7,7 @@ import {
   type IntrospectionDocument,
   type IntrospectionFacts,
   indexesWithin,
+  type PluginFacts,
   introspectionFailureSchema,
   introspectionLineSchemas,
   type RawAction,
@@ -64,6 +65,7 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
   let bytes = 0;
   let first = true;
   let facts: IntrospectionFacts | null = null;
+  let plugins: PluginFacts | null = null;
   const actions: RawAction[] = [];
   const commands: IndexedParser[] = [];
 
@@ -113,6 +115,12 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
       facts = check(introspectionLineSchemas.facts, line);
       return;
     }
+    if ("external_plugins" in line) {
+      if (facts === null) return malformed("the installation's facts did not come first");
+      if (plugins !== null) return malformed("the plugins' facts came twice");
+      plugins = check(introspectionLineSchemas.plugins, line);
+      return;
+    }
     if ("command" in line) {
       const part = check(introspectionLineSchemas.command, line);
       if (!part || !addActions(part.actions, part.command)) return;
@@ -125,11 +133,12 @@ export function createDocumentReader(options: DocumentReaderOptions): DocumentRe
       const end = check(introspectionLineSchemas.end, line);
       if (!end || !addActions(end.actions, end.tree)) return;
       if (facts === null) return malformed("the installation's facts did not come first");
+      if (plugins === null) return malformed("the plugins' facts did not come before the root");
       for (const command of end.tree.subcommands) {
         options.onCommand?.(expandParser(command, actions), facts);
       }
       const tree = { ...end.tree, subcommands: [...commands, ...end.tree.subcommands] };
-      return decide({ kind: "document", document: { ...facts, actions, tree } });
+      return decide({ kind: "document", document: { ...facts, ...plugins, actions, tree } });
     }
     if (isFirst && isStringList(line.site_dirs)) return options.onSiteDirs?.(line.site_dirs);
     malformed("a line is none of the document's");

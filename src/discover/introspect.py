@@ -4,8 +4,10 @@ Run by the target conda's own interpreter (source on stdin, `python -B -`). It b
 the way `conda.cli.main.main_subshell` does and describes every parser and action without
 running any command. stdout carries one JSON object a line, so that the server checks each while
 the next is made: the site folders; the installation's facts (`"ok": true`); each top-level
-command with the actions first seen in it; and last the root parser with the remaining actions.
-A line `"ok": false` (an IntrospectionFailure) ends it early. Nothing is written to disk.
+command with the actions first seen in it, conda's own first; the plugins' facts, as soon as a
+command needs them (before the first one a plugin registers); and last the root parser with the
+remaining actions. A line `"ok": false` (an IntrospectionFailure) ends it early. Nothing is
+written to disk.
 Supports conda 23.x to 26.x; API differences are guarded by feature checks.
 """
 
@@ -119,11 +121,13 @@ class TreeDumper:
     """Describes parsers and actions; holds what every description needs, and the table of
     distinct action descriptions the parsers refer to by index."""
 
-    def __init__(self, argparse_module, nulls, plugin_index):
+    def __init__(self, argparse_module, nulls, find_plugins):
         self.argparse = argparse_module
         # By identity: a sentinel is one object (the modules that define it keep it alive).
         self.null_ids = {id(null) for null in nulls}
-        self.plugin_index = plugin_index
+        # Subcommand name -> (plugin name, distribution), found on first need (see plugins()).
+        self.find_plugins = find_plugins
+        self.plugin_index = None
         self.actions = []
         self.actions_sent = 0
         self.action_indexes = {}
@@ -259,12 +263,18 @@ class TreeDumper:
             }
         return described
 
+    def plugins(self):
+        """The plugin index, found the first time a description needs it (or the root's)."""
+        if self.plugin_index is None:
+            self.plugin_index = self.find_plugins()
+        return self.plugin_index
+
     def plugin_of(self, parser):
         subcommand = parser._defaults.get("_plugin_subcommand")
         if subcommand is None:
             return None
         name = getattr(subcommand, "name", None)
-        plugin_name, distribution = self.plugin_index.get(name, (None, None))
+        plugin_name, distribution = self.plugins().get(name, (None, None))
         action = getattr(subcommand, "action", None)
         configure = getattr(subcommand, "configure_parser", None)
         return {
@@ -372,8 +382,12 @@ class TreeDumper:
                 continue
             seen.add(id(parser))
             chosen.append((name, parser))
-        # Described in the order they are listed, so that each can be sent as soon as it is.
+        # Described in the order they are listed, so that each can be sent as soon as it is: at
+        # the root conda's own commands first, so that those go out while Python still looks
+        # for the plugins (see introspect).
         chosen.sort(key=lambda item: item[0])
+        if on_subcommand is not None:
+            chosen.sort(key=lambda item: item[1]._defaults.get("_plugin_subcommand") is not None)
         described = []
         for name, parser in chosen:
             aliases = [other for other in names_by_parser[id(parser)] if other != name]
@@ -624,7 +638,6 @@ def introspect(emit):
     import platform
 
     parser, version, context = build_parser()
-    plugin_distributions = external_plugins(load=not getattr(context, "no_plugins", False))
     emit(
         {
             "ok": True,
@@ -633,14 +646,18 @@ def introspect(emit):
             "python_executable": sys.executable,
             "site_dirs": site_dirs(),
             **installation_facts(context),
-            "external_plugins": plugin_distributions,
-            "completion": completion_facts(),
             "pre_parser": pre_parser_facts(),
         }
     )
-    dumper = TreeDumper(
-        argparse, find_null_sentinels(), subcommand_plugin_index(context, plugin_distributions)
-    )
+
+    # The plugins' facts take Python some milliseconds to find: only the commands plugins
+    # register need them, and the server reads conda's own commands meanwhile.
+    def find_plugins():
+        plugin_distributions = external_plugins(load=not getattr(context, "no_plugins", False))
+        emit({"external_plugins": plugin_distributions, "completion": completion_facts()})
+        return subcommand_plugin_index(context, plugin_distributions)
+
+    dumper = TreeDumper(argparse, find_null_sentinels(), find_plugins)
 
     def send_command(command):
         emit({"actions": dumper.new_actions(), "command": command})
@@ -649,6 +666,7 @@ def introspect(emit):
         tree = dumper.describe_parser(parser, [], [], None, send_command)
     except BaseException as error:
         raise Failure("PARSER_FAILED", f"could not describe conda's parser ({type(error).__name__}: {error})")
+    dumper.plugins()
     emit({"actions": dumper.new_actions(), "tree": tree})
 
 

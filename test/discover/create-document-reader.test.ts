@@ -6,8 +6,10 @@ import type { CondaMcpError } from "../../src/errors.ts";
 import { introspectionDocumentSchema } from "../../src/introspection-payload.ts";
 import recorded from "../../src/warm-start/rehearsal-document.jsonl" with { type: "text" };
 
-// The recorded lines of a real conda 26.7 (three commands): the facts, a line per command, the root.
+// The recorded lines of a real conda 26.7 (three commands): the facts, a line per command, the
+// plugins' facts, the root.
 const LINES = recorded.trimEnd().split("\n");
+const PLUGINS_AT = LINES.findIndex((line) => line.startsWith('{"external_plugins"'));
 const SITE_LINE = JSON.stringify({ site_dirs: ["/opt/conda/lib/python3.11/site-packages"] });
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -60,6 +62,8 @@ describe("reading introspect.py's lines", () => {
     ]);
     const { actions: _actions, ...facts } = parts[0];
     expect(document).toMatchObject(facts);
+    expect(document).toMatchObject(parts[PLUGINS_AT]);
+    expect(document.external_plugins.length).toBeGreaterThan(0);
     // Parsers that share an option share its one description, whichever line brought it.
     const expanded = expandDocument(document).tree;
     const help = (path: number) =>
@@ -146,6 +150,17 @@ describe("reading introspect.py's lines", () => {
     );
     // The site folders' line counts only first.
     expect(failure([LINES[0] as string, SITE_LINE]).message).toContain("none of the document's");
+    const plugins = LINES[PLUGINS_AT] as string;
+    const withoutPlugins = LINES.filter((line) => line !== plugins);
+    expect(failure(withoutPlugins).message).toContain(
+      "the plugins' facts did not come before the root",
+    );
+    expect(failure([plugins, ...withoutPlugins]).message).toContain(
+      "the installation's facts did not come first",
+    );
+    expect(failure([LINES[0] as string, plugins, ...LINES.slice(1)]).message).toContain(
+      "the plugins' facts came twice",
+    );
   });
 
   test("past maxBytes nothing more is read and the document stays pending", () => {

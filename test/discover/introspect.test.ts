@@ -3,6 +3,8 @@ import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expandDocument } from "../support/expand-document.ts";
 import { introspect } from "../../src/discover/introspect.ts";
+import { INTROSPECT_SOURCE } from "../../src/discover/introspect-source.ts";
+import { pythonScriptEnv } from "../../src/execute/python-script-env.ts";
 import { CondaMcpError } from "../../src/errors.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { isGone, killAll, waitUntil } from "../execute/process-test-helpers.ts";
@@ -67,17 +69,13 @@ describe("introspecting the fixture conda", () => {
     expect(result.envs_dirs).toEqual([join(fixture.prefix, "envs")]);
   });
 
-  test("the tree holds built-in, alias and plugin commands at every depth", () => {
+  test("the tree holds built-in, alias and plugin commands at every depth, conda's own first", () => {
     expect(commandPaths(result.tree).filter(Boolean)).toEqual([
       "activate",
-      "check",
       "clean",
-      "completion",
-      "completion generate",
       "config",
       "create",
       "deactivate",
-      "doctor",
       "env",
       "env config",
       "env config vars",
@@ -90,21 +88,27 @@ describe("introspecting the fixture conda", () => {
       "env remove",
       "env update",
       "export",
-      "greet",
       "info",
       "init",
       "install",
       "list",
-      "plugins",
-      "plugins list",
       "remove",
       "run",
       "search",
+      "update",
+      // Registered by plugins (conda's own doctor and plugins among them): described once
+      // Python has found the plugins, after conda's own commands went out.
+      "check",
+      "completion",
+      "completion generate",
+      "doctor",
+      "greet",
+      "plugins",
+      "plugins list",
       "tools",
       "tools cache",
       "tools cache clear",
       "tools cache info",
-      "update",
     ]);
     expect(parser("remove").aliases).toEqual(["uninstall"]);
     expect(parser("update").aliases).toEqual(["upgrade"]);
@@ -272,6 +276,36 @@ describe("introspecting the fixture conda", () => {
     expect(
       (byName["fixture-broken"] as unknown as { import_error: string }).import_error,
     ).toContain("fixture_missing_dependency");
+  });
+
+  test("the plugins' facts come after conda's own commands, before the first a plugin registers", async () => {
+    const python = Bun.spawn([fixture.python, "-B", "-"], {
+      env: pythonScriptEnv(fixture.env),
+      stdin: new TextEncoder().encode(INTROSPECT_SOURCE),
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const lines = (await new Response(python.stdout).text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(await python.exited).toBe(0);
+    const kindOf = (line: Record<string, { plugin?: unknown }>) => {
+      if ("command" in line) return line.command?.plugin === null ? "own" : "plugin";
+      return ["external_plugins", "tree", "ok", "site_dirs"].find((key) => key in line);
+    };
+    const kinds = lines.map(kindOf);
+    const plugins = kinds.indexOf("external_plugins");
+    expect(kinds.slice(0, 2)).toEqual(["site_dirs", "ok"]);
+    expect(kinds.filter((kind) => kind === "external_plugins")).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === "plugin").length).toBeGreaterThan(3);
+    expect(kinds.slice(2, plugins).every((kind) => kind === "own")).toBe(true);
+    expect(kinds.slice(plugins + 1, -1).every((kind) => kind === "plugin")).toBe(true);
+    expect(kinds.at(-1)).toBe("tree");
+    // Described after the plugins were found: each names the plugin that registered it.
+    for (const line of lines.filter((l) => l.command?.plugin)) {
+      expect(line.command.plugin.plugin_name).toBeString();
+    }
   });
 
   test("completion facts name the per-user cache dir and the installed conda-completion", () => {
