@@ -51,3 +51,27 @@ export const EXECUTION_RESULT_JSON_SCHEMA = {
   required: Object.keys(PROPERTIES) as (keyof ExecutionResult)[],
   additionalProperties: false,
 } as const;
+
+/**
+ * The same schema without the fields' descriptions, as compact tool definitions carry it: every
+ * tool repeats it (a third of the tool list), and the server's instructions explain the fields
+ * once (RESULT_FIELDS).
+ */
+export const COMPACT_EXECUTION_RESULT_JSON_SCHEMA = {
+  ...EXECUTION_RESULT_JSON_SCHEMA,
+  properties: Object.fromEntries(
+    Object.entries(PROPERTIES).map(([name, { description: _explained, ...rules }]) => [
+      name,
+      rules,
+    ]),
+  ),
+};
+
+/** What a model is told once about every conda_* result (the server's instructions). */
+export const RESULT_FIELDS =
+  "Each conda_* result has exit_code (null when the run was stopped or never started), " +
+  "stop_reason (exited, timed_out, cancelled, signal or not_started), the heads of stdout and " +
+  "stderr (stdout_truncated, stderr_truncated past the output cap), parsed_json (stdout when it " +
+  "is one JSON document, else null), duration_ms, killed (it outlived SIGTERM: an environment " +
+  "it was changing may be inconsistent) and restart_required (conda's commands or plugins " +
+  "changed: restart the server).";

@@ -3,7 +3,10 @@ import type { ExecutionResult } from "./execution-result.ts";
 import { summarizeResult } from "./summarize-result.ts";
 
 // Re-exported for the server, which builds tool definitions next to rendering their results.
-export { EXECUTION_RESULT_JSON_SCHEMA } from "./execution-result-json-schema.ts";
+export {
+  COMPACT_EXECUTION_RESULT_JSON_SCHEMA,
+  EXECUTION_RESULT_JSON_SCHEMA,
+} from "./execution-result-json-schema.ts";
 
 /** How to label a rendered result. */
 export interface RenderOptions {

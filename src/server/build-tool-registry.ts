@@ -7,7 +7,10 @@ import {
   type ResolvedCommandPolicy,
 } from "../policy/lookup-command-policy.ts";
 import { selectTools } from "../policy/select-tools.ts";
-import { EXECUTION_RESULT_JSON_SCHEMA } from "../result/render-tool-result.ts";
+import {
+  COMPACT_EXECUTION_RESULT_JSON_SCHEMA,
+  EXECUTION_RESULT_JSON_SCHEMA,
+} from "../result/render-tool-result.ts";
 import {
   buildInputJsonSchema,
   buildValidator,
@@ -129,7 +132,7 @@ function generatedDefinition(
     title: annotations.title,
     description: describeTool(command, policy.baseClass, detail),
     inputSchema,
-    outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
+    outputSchema: resultSchema(detail),
     annotations,
     _meta: {
       "conda-mcp/path": command.path,
@@ -140,14 +143,21 @@ function generatedDefinition(
   return definition;
 }
 
-const executeDefinition = (inputSchema: Tool["inputSchema"]): Tool => ({
+/** The outputSchema of a tool that runs conda, at a detail. */
+function resultSchema(detail: SchemaDetail): Tool["outputSchema"] {
+  return (
+    detail === "compact" ? COMPACT_EXECUTION_RESULT_JSON_SCHEMA : EXECUTION_RESULT_JSON_SCHEMA
+  ) as Tool["outputSchema"];
+}
+
+const executeDefinition = (inputSchema: Tool["inputSchema"], detail: SchemaDetail): Tool => ({
   name: EXECUTE_TOOL_NAME,
   title: "conda (raw command line)",
   description:
     "Runs conda with a raw argument list (no shell), for commands and options the typed tools do not cover. " +
     "Needs --allow-exec, plus the startup option of the command it names.",
   inputSchema,
-  outputSchema: EXECUTION_RESULT_JSON_SCHEMA as Tool["outputSchema"],
+  outputSchema: resultSchema(detail),
   annotations: {
     title: "conda (raw command line)",
     readOnlyHint: false,
@@ -189,7 +199,7 @@ export function buildToolRegistry(
   if (options.executeInputSchema) {
     candidates.push({
       kind: "execute",
-      definition: executeDefinition(options.executeInputSchema),
+      definition: executeDefinition(options.executeInputSchema, options.schemaDetail),
       baseClass: "exec",
       name: EXECUTE_TOOL_NAME,
       path: null,

@@ -1,3 +1,4 @@
+import { RESULT_FIELDS } from "../result/execution-result-json-schema.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 /**
@@ -21,6 +22,7 @@ function serverInstructions(glossary: ReadonlyMap<string, string>): string {
   const lines = [
     "Each conda_* tool runs one conda command with typed arguments; the server checks every rule and names the JSON path of a wrong value.",
     "Read conda://capabilities for the served conda, its plugins, every command's complete arguments and help, and any commands only conda_execute can reach.",
+    RESULT_FIELDS,
   ];
   if (glossary.size > 0) {
     lines.push("Options many tools share, described here once:");

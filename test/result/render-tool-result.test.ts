@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { runProcess } from "../../src/execute/run-process.ts";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
-import { EXECUTION_RESULT_JSON_SCHEMA } from "../../src/result/execution-result-json-schema.ts";
+import {
+  COMPACT_EXECUTION_RESULT_JSON_SCHEMA,
+  EXECUTION_RESULT_JSON_SCHEMA,
+} from "../../src/result/execution-result-json-schema.ts";
 import { renderToolResult } from "../../src/result/render-tool-result.ts";
 import { summarizeResult } from "../../src/result/summarize-result.ts";
 import { deadline, fixture, testEnv } from "../execute/process-test-helpers.ts";
@@ -125,6 +128,18 @@ describe("EXECUTION_RESULT_JSON_SCHEMA", () => {
     ["a negative duration", { ...OK, duration_ms: -1 }, "$.duration_ms: below 0"],
   ])("rejects %s (the check is not vacuous)", (_, value, issue) => {
     expect(checkJsonSchema(EXECUTION_RESULT_JSON_SCHEMA, value)).toEqual([issue]);
+    expect(checkJsonSchema(COMPACT_EXECUTION_RESULT_JSON_SCHEMA, value)).toEqual([issue]);
+  });
+
+  test("the compact form has the same rules without a description", () => {
+    const { properties, ...rest } = COMPACT_EXECUTION_RESULT_JSON_SCHEMA;
+    const { properties: described, ...same } = EXECUTION_RESULT_JSON_SCHEMA;
+    expect(rest).toEqual(same);
+    for (const [name, rules] of Object.entries(described)) {
+      const { description, ...kept } = rules;
+      expect(description.length).toBeGreaterThan(0);
+      expect(properties[name]).toEqual(kept);
+    }
   });
 
   test("real results of every kind validate as rendered structured content", async () => {
@@ -147,6 +162,9 @@ describe("EXECUTION_RESULT_JSON_SCHEMA", () => {
     for (const result of results) {
       const rendered = renderToolResult(result, { summaryLabel: "fixture" });
       expect(checkJsonSchema(EXECUTION_RESULT_JSON_SCHEMA, rendered.structuredContent)).toEqual([]);
+      expect(
+        checkJsonSchema(COMPACT_EXECUTION_RESULT_JSON_SCHEMA, rendered.structuredContent),
+      ).toEqual([]);
       const [block] = rendered.content;
       expect(
         block?.type === "text" && JSON.parse(block.text.split("\n").slice(1).join("\n")),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer } from "../support/start-server.ts";
+import { EXECUTION_RESULT_JSON_SCHEMA } from "../../src/result/execution-result-json-schema.ts";
 
 const SECRET_TOKEN = "tk-0123456789-SECRET";
 const SECRET_ENV = "hunter2-SECRET-ENV";
@@ -72,11 +73,18 @@ describe("tools/list", () => {
       expect(Object.keys(wide?.inputSchema.properties ?? {})).toEqual(
         Object.keys(install.inputSchema.properties ?? {}),
       );
+      // The result's fields are explained once, in the instructions, rather than in every tool.
+      expect(wide?.outputSchema).toEqual(EXECUTION_RESULT_JSON_SCHEMA as never);
+      expect(JSON.stringify(install.outputSchema)).not.toContain('"description"');
+      expect(Object.keys(install.outputSchema?.properties ?? {})).toEqual(
+        Object.keys(EXECUTION_RESULT_JSON_SCHEMA.properties),
+      );
     } finally {
       await full.close();
     }
     const instructions = server.client.getInstructions() ?? "";
     expect(instructions).toContain("- json: ");
+    expect(instructions).toContain("restart_required (conda's commands or plugins changed");
   });
 
   test("conda_execute is not listed without --allow-exec", () => {
