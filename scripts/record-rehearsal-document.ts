@@ -10,6 +10,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { introspect } from "../src/discover/introspect.ts";
+import { spawnIntrospection } from "../src/discover/spawn-introspection.ts";
 import { resolvePython } from "../src/discover/resolve-python.ts";
 import type { IndexedParser, IntrospectionDocument } from "../src/introspection-payload.ts";
 import { scriptOptions } from "./script-options.ts";
@@ -33,7 +34,7 @@ if (conda === null) throw new Error(USAGE);
 
 const host = { env: process.env, platform: process.platform, timeoutMs: TIMEOUT_MS };
 const { python } = await resolvePython(conda, host);
-const document = await introspect(python, host);
+const document = await introspect(spawnIntrospection(python, host), host);
 await Bun.write(out, neutralText(cutDown(document), document));
 console.log(`wrote ${out} from conda ${document.conda_version}`);
 

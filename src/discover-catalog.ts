@@ -4,6 +4,7 @@ import { createStreamedCatalog } from "./catalog/create-streamed-catalog.ts";
 import { credentialValues } from "./catalog/credential-values.ts";
 import type { Config } from "./config.ts";
 import { type Discovery, discover, type FoundConda } from "./discover/discover.ts";
+import type { StartedIntrospection } from "./discover/start-introspection.ts";
 import { userCacheDir } from "./discover/user-cache-dir.ts";
 import { type RecordedCatalog, recordedCatalog } from "./warm-start/startup-snapshot.ts";
 
@@ -20,12 +21,14 @@ export async function discoverCatalog(
   found: FoundConda | null = null,
   onPythonStarted?: () => void,
   recorded: RecordedCatalog | null = null,
+  started: StartedIntrospection | null = null,
 ): Promise<{ discovery: Discovery; catalog: Catalog }> {
   const secretValues = credentialValues(config.env);
   // Fresh from Python, each command is put in the catalog as it comes, while the next is made.
   const streamed = createStreamedCatalog(secretValues);
   const discovery = await discover({
     found,
+    started,
     onPythonStarted,
     onCommand: streamed.onCommand,
     explicitPath: config.condaPath,

@@ -1,7 +1,12 @@
 #!/usr/bin/env bun
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { type Config, parseConfig, usage } from "./config.ts";
+import { catalogEntryName } from "./discover/catalog-entry-name.ts";
+import { findConda } from "./discover/find-conda.ts";
+import type { StartedIntrospection } from "./discover/start-introspection.ts";
 import { CondaMcpError } from "./errors.ts";
 import { interpretZodSchemas } from "./interpret-zod-schemas.ts";
 import { LineReader } from "./stdio/line-reader.ts";
@@ -9,6 +14,7 @@ import { stdoutOutput } from "./stdio/stdout-output.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import {
   readStartupSnapshot,
+  type SnapshotPlace,
   snapshotAnswers,
   snapshotPlace,
 } from "./warm-start/startup-snapshot.ts";
@@ -43,6 +49,7 @@ async function main(config: Config): Promise<void> {
   const onStdio = config.mode === "serve" && config.http === null;
   const place = onStdio ? snapshotPlace(config, VERSION, log) : null;
   const snapshot = place ? readStartupSnapshot(place) : null;
+  const started = snapshot ? null : await introspectFirst(config, place);
   // A start without a snapshot opens stdin once conda's Python is spawned (run.ts), not before.
   let stdin: LineReader | null = null;
   const openStdin = onStdio ? () => (stdin ??= new LineReader(Bun.stdin.stream())) : null;
@@ -64,7 +71,51 @@ async function main(config: Config): Promise<void> {
   const proven = snapshot && { stamp: snapshot.stamp, entryDigest: snapshot.entryDigest };
   const found = place && { ...place.found, proven };
   const recordedCatalog = snapshot?.catalog ?? null;
-  await run({ config, version: VERSION, log, openStdin, stdout, handover, found, recordedCatalog });
+  await run({
+    config,
+    version: VERSION,
+    log,
+    openStdin,
+    stdout,
+    handover,
+    found,
+    recordedCatalog,
+    started,
+  });
+}
+
+/**
+ * A start sure to introspect (no catalog cache, or no entry in it for this conda) spawns conda's
+ * Python here, before it loads anything else: Python's run is most of such a start. Any other
+ * start leaves discovery to decide; so does one whose conda cannot be found here.
+ */
+async function introspectFirst(
+  config: Config,
+  place: SnapshotPlace | null,
+): Promise<StartedIntrospection | null> {
+  if (config.mode !== "serve" && config.mode !== "catalog") return null;
+  const entry = place && join(place.cache.cacheDir, catalogEntryName(place.found.catalogKey));
+  if (config.cache && (entry === null || existsSync(entry))) return null;
+  let executable: string;
+  try {
+    executable =
+      place?.found.executable ??
+      findConda({ explicitPath: config.condaPath, env: config.env, platform: config.platform });
+  } catch {
+    return null;
+  }
+  const { startIntrospection } = await import("./discover/start-introspection.ts");
+  const started = startIntrospection(executable, {
+    env: config.env,
+    platform: config.platform,
+    timeoutMs: config.introspectionTimeoutMs,
+  });
+  // Spawned, or failed (which discovery reports), before the rest loads.
+  await started.running.then(
+    () => {},
+    () => {},
+  );
+  return started;
 }
 
 try {

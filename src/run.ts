@@ -3,6 +3,7 @@ import type { Catalog } from "./catalog/catalog-types.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
+import type { StartedIntrospection } from "./discover/start-introspection.ts";
 import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { LineOutput } from "./stdio/stdout-output.ts";
@@ -30,6 +31,8 @@ interface RunInput {
   found: FoundConda | null;
   /** The catalog the startup snapshot recorded, when one was read. */
   recordedCatalog: RecordedCatalog | null;
+  /** The introspection main.ts set going first thing, when this start was sure to need it. */
+  started: StartedIntrospection | null;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function run(input: RunInput): Promise<void> {
     input.found,
     pythonStarted,
     input.recordedCatalog,
+    input.started,
   );
   if (config.mode === "catalog") {
     const discovered = await discovering;

@@ -10,6 +10,7 @@ import { isJsonObject } from "../is-json-object.ts";
 import { sha256Hex } from "../sha256-hex.ts";
 import { type CacheStamp, stampProblem } from "./cache-stamp.ts";
 import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
+import { catalogEntryName } from "./catalog-entry-name.ts";
 import { fingerprintInputSchema } from "./compute-fingerprint.ts";
 import { decodeUtf8 } from "./decode-utf8.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
@@ -80,7 +81,7 @@ export function readCatalogCache(
   /** What the startup snapshot proved moments ago (see ProvenEntry). */
   proven: ProvenEntry | null = null,
 ): (CachedDiscovery & { stamp: CacheStamp; digest: string; proven: boolean }) | null {
-  const file = path.join(options.cacheDir, `${key}.json`);
+  const file = path.join(options.cacheDir, catalogEntryName(key));
   try {
     const read = readPrivateFile(file, MAX_CATALOG_CACHE_BYTES);
     if (read === null) return null;

@@ -8,7 +8,7 @@ import { findConda, type Which } from "./find-conda.ts";
 import type { IntrospectOptions } from "./introspect.ts";
 import type { PythonSource } from "./python-source.ts";
 import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
-import { resolvePython } from "./resolve-python.ts";
+import type { StartedIntrospection } from "./start-introspection.ts";
 
 /** Options of {@link discover}. */
 export interface DiscoverOptions {
@@ -31,6 +31,11 @@ export interface DiscoverOptions {
   onPythonStarted?: () => void;
   /** Called with each top-level command the target's Python describes (never on a cache hit). */
   onCommand?: IntrospectOptions["onCommand"];
+  /**
+   * The introspection this start set going first thing, when it was sure to introspect (no
+   * cache, or no entry): its conda is the one discovered, and no cache entry is read.
+   */
+  started?: StartedIntrospection | null;
 }
 
 /** The conda a start found and its catalog cache key, computed once per start. */
@@ -74,6 +79,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
   const { platform } = options;
   const which = options.which ? { which: options.which } : {};
   const executable =
+    options.started?.executable ??
     options.found?.executable ??
     findConda({ explicitPath: options.explicitPath ?? null, env, platform, ...which });
   const cache: CatalogCacheOptions | null = options.cacheDir
@@ -88,7 +94,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     : null;
   // The key is taken before introspecting, so an entry never describes a later executable.
   const key = cache ? (options.found?.catalogKey ?? catalogCacheKey(cache)) : null;
-  if (cache && key) {
+  if (cache && key && !options.started) {
     const cached = readCatalogCache(cache, key, options.found?.proven ?? null);
     if (cached) {
       const { stamp, digest, proven, ...restored } = cached;
@@ -131,23 +137,27 @@ async function introspectFresh(
 ): Promise<{ fresh: CachedDiscovery; pythonMs: number }> {
   const { platform, timeoutMs } = options;
   const which = options.which ? { which: options.which } : {};
-  // The script and its document reader load only for a start that introspects.
-  const [resolved, { introspect }] = await Promise.all([
-    resolvePython(executable, { env, platform, timeoutMs, ...which }),
-    import("./introspect.ts"),
-  ]);
-  const started = performance.now();
+  // The embedded script loads only for a start that introspects.
+  const started =
+    options.started ??
+    (await import("./start-introspection.ts")).startIntrospection(executable, {
+      env,
+      platform,
+      timeoutMs,
+      ...which,
+    });
+  const { resolved, spawned } = await started.running;
+  options.onPythonStarted?.();
+  // The document reader and its schemas load only for a start that introspects, once Python runs.
+  const { introspect } = await import("./introspect.ts");
   // What the site folders hold is read while Python builds conda's parser.
   const early: { siteDirs: string[]; site: SiteFacts }[] = [];
-  const introspection = await introspect(resolved.python, {
-    env,
-    platform,
+  const introspection = await introspect(spawned, {
     timeoutMs,
-    onStarted: options.onPythonStarted,
     onCommand: options.onCommand,
     onSiteDirs: (siteDirs) => early.push({ siteDirs, site: readSiteFacts(siteDirs) }),
   });
-  const pythonMs = resolved.pythonMs + performance.now() - started;
+  const pythonMs = resolved.pythonMs + performance.now() - spawned.spawnedAt;
   const siteDirs = introspection.site_dirs;
   const site = early.find((read) => sameList(read.siteDirs, siteDirs))?.site;
   const fresh: CachedDiscovery = {

@@ -1,19 +1,13 @@
 import { CondaMcpError } from "../errors.ts";
-import { pythonScriptEnv } from "../execute/python-script-env.ts";
-import { runProcess } from "../execute/run-process.ts";
 import type { IntrospectionDocument } from "../introspection-payload.ts";
 import { createDocumentReader, type DocumentReaderOptions } from "./create-document-reader.ts";
-import { INTROSPECT_SOURCE } from "./introspect-source.ts";
+import { MAX_DOCUMENT_BYTES, type SpawnedIntrospection } from "./spawn-introspection.ts";
 import { summarizeMessage } from "./summarize-message.ts";
 
 /** Options of {@link introspect}. */
 export interface IntrospectOptions {
-  /** The environment conda will run with (it decides plugins, condarc, cache paths). */
-  env: Readonly<Record<string, string | undefined>>;
+  /** The run's deadline, as spawnIntrospection was given it (for the message that names it). */
   timeoutMs: number;
-  platform: NodeJS.Platform;
-  /** Called once the target's Python is running, so the caller can do other work meanwhile. */
-  onStarted?: () => void;
   /**
    * Called with the site folders Python reports before it imports conda, so the caller can read
    * them meanwhile; the document's own `site_dirs`, listed later, may differ.
@@ -23,18 +17,16 @@ export interface IntrospectOptions {
   onCommand?: DocumentReaderOptions["onCommand"];
 }
 
-// The largest tree dump seen is ~2 MB; a document cut at the cap would fail to parse.
-const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 // introspect.py ends the interpreter right after its document: it only has to free its memory.
 const EXIT_GRACE_MS = 1000;
 
 /**
- * Run the embedded introspection script with the target's Python (`python -B -`, the source
- * on stdin, no shell) and return its validated document. Failures become CondaMcpError
- * INTROSPECTION_FAILED or UNSUPPORTED_CONDA with a readable message, never a traceback.
+ * Reads the document of a spawned introspection (see spawnIntrospection) and returns it
+ * validated. Failures become CondaMcpError INTROSPECTION_FAILED or UNSUPPORTED_CONDA with a
+ * readable message, never a traceback.
  */
 export async function introspect(
-  python: string,
+  spawned: SpawnedIntrospection,
   options: IntrospectOptions,
 ): Promise<IntrospectionDocument> {
   const reader = createDocumentReader({
@@ -42,31 +34,15 @@ export async function introspect(
     onSiteDirs: options.onSiteDirs,
     onCommand: options.onCommand,
   });
-  const abandon = new AbortController();
-  const running = runProcess(
-    {
-      command: python,
-      argv: ["-B", "-"],
-      stdin: INTROSPECT_SOURCE,
-      env: pythonScriptEnv(options.env),
-    },
-    {
-      platform: options.platform,
-      timeoutMs: options.timeoutMs,
-      maxOutputBytes: MAX_DOCUMENT_BYTES,
-      onStdout: reader.push,
-      signal: abandon.signal,
-    },
-  );
-  // runProcess spawns before its first await.
-  options.onStarted?.();
+  spawned.read(reader.push);
+  const { running } = spawned;
   // The document is taken as soon as its last line is checked: Python's exit, which frees the
   // memory conda's modules took, comes some milliseconds later. An interpreter still there after
   // EXIT_GRACE_MS (a wrapper that lingers) is ended as a cancelled run is.
   await Promise.race([reader.decided, running]);
   const outcome = reader.outcome();
   if (outcome.kind !== "pending") {
-    setTimeout(() => abandon.abort(), EXIT_GRACE_MS).unref();
+    setTimeout(() => spawned.abandon(), EXIT_GRACE_MS).unref();
     if (outcome.kind === "failed") throw outcome.error;
     return outcome.document;
   }

@@ -3,6 +3,7 @@ import { sha256Hex } from "../sha256-hex.ts";
 import type { CacheStamp } from "./cache-stamp.ts";
 import { type CachedDiscovery, type Entry, MAX_CATALOG_CACHE_BYTES } from "./catalog-cache.ts";
 import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
+import { catalogEntryName } from "./catalog-entry-name.ts";
 import { ENTRY_KIND } from "./entry-kind.ts";
 import { entryText } from "./entry-text.ts";
 import { writePrivateFile } from "./write-private-file.ts";
@@ -34,7 +35,7 @@ export async function writeCatalogCache(
       options.log?.("catalog cache: not written, the catalog is larger than an entry may be");
       return null;
     }
-    await writePrivateFile(options.cacheDir, `${key}.json`, text);
+    await writePrivateFile(options.cacheDir, catalogEntryName(key), text);
     return sha256Hex(text);
   } catch (error) {
     options.log?.(`catalog cache: not written (${errorCode(error) ?? "unexpected error"})`);

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
 import { buildInputSchema, type ToolSchema } from "../../src/schema/build-input-schema.ts";
@@ -60,7 +60,7 @@ let tools: Tool[];
 beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
   tree = expandDocument(
-    await introspect(fixture.python, {
+    await introspectPython(fixture.python, {
       env: fixture.env,
       timeoutMs: 60_000,
       platform: process.platform,

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { rawParserAt } from "../support/find-parse-mismatches.ts";
@@ -29,7 +29,7 @@ const optionStringsOf = new Map<CatalogCommand, string[]>();
 /** Starts a server on a conda and learns its tools and each command's option strings. */
 async function serveConda(condaExe: string, python: string, env: Record<string, string>) {
   const tree = expandDocument(
-    await introspect(python, { env, timeoutMs: 60_000, platform: process.platform }),
+    await introspectPython(python, { env, timeoutMs: 60_000, platform: process.platform }),
   );
   commands = buildCatalog(tree.tree, { preParser: tree.pre_parser }).commands.filter(
     (c) => c.status === "tool",

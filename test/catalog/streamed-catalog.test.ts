@@ -4,7 +4,7 @@ import type { Catalog } from "../../src/catalog/catalog-types.ts";
 import { createStreamedCatalog } from "../../src/catalog/create-streamed-catalog.ts";
 import { credentialValues } from "../../src/catalog/credential-values.ts";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { resolvePython } from "../../src/discover/resolve-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { describeRealConda, REAL_CONDA } from "../support/real-conda.ts";
@@ -22,7 +22,7 @@ async function streamedAndWhole(condaExe: string, env: Record<string, string>) {
   const { python } = await resolvePython(condaExe, host);
   const streamed = createStreamedCatalog(secretValues);
   let commands = 0;
-  const document = await introspect(python, {
+  const document = await introspectPython(python, {
     ...host,
     onCommand: (command, facts) => {
       commands++;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { computeFingerprint } from "../../src/discover/compute-fingerprint.ts";
 import { discover } from "../../src/discover/discover.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
 
@@ -57,7 +57,7 @@ describe("discover", () => {
   });
 
   test("--no-plugins in the environment hides external plugin commands, as in conda", async () => {
-    const result = await introspect(fixture.python, {
+    const result = await introspectPython(fixture.python, {
       env: { ...fixture.env, CONDA_NO_PLUGINS: "true" },
       timeoutMs: TIMEOUT,
       platform: process.platform,

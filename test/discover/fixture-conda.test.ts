@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdir } from "node:fs/promises";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type ProgramRun, runProgram } from "../support/run-program.ts";
 
@@ -96,7 +96,7 @@ describe("builder options", () => {
   test("a condarc disabling plugins hides the plugin commands from introspection", async () => {
     const quiet = await makeFixtureConda({ condarc: "no_plugins: true\n" });
     try {
-      const result = await introspect(quiet.python, {
+      const result = await introspectPython(quiet.python, {
         env: quiet.env,
         timeoutMs: 30_000,
         platform: process.platform,
@@ -112,7 +112,7 @@ describe("builder options", () => {
   test("plugins can be left out", async () => {
     const bare = await makeFixtureConda({ withPlugins: false });
     try {
-      const result = await introspect(bare.python, {
+      const result = await introspectPython(bare.python, {
         env: bare.env,
         timeoutMs: 30_000,
         platform: process.platform,

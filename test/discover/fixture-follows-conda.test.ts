@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2" });
   sandbox = await makeRealCondaSandbox();
   fixtureTree = expandDocument(
-    await introspect(fixture.python, {
+    await introspectPython(fixture.python, {
       env: fixture.env,
       timeoutMs: 60_000,
       platform: process.platform,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { INTROSPECT_SOURCE } from "../../src/discover/introspect-source.ts";
 import { pythonScriptEnv } from "../../src/execute/python-script-env.ts";
 import { CondaMcpError } from "../../src/errors.ts";
@@ -19,7 +19,7 @@ const reportedFirst: string[][] = [];
 beforeAll(async () => {
   fixture = await makeFixtureConda({ withCompletion: "0.3.2", withBrokenPlugin: true });
   result = expandDocument(
-    await introspect(fixture.python, {
+    await introspectPython(fixture.python, {
       env: fixture.env,
       timeoutMs: TIMEOUT,
       platform: process.platform,
@@ -376,7 +376,7 @@ describe("introspection side effects", () => {
     const fresh = await makeFixtureConda({ withCompletion: "0.3.2" });
     try {
       const before = [await listing(fresh.prefix), await listing(fresh.home)];
-      await introspect(fresh.python, {
+      await introspectPython(fresh.python, {
         env: fresh.env,
         timeoutMs: TIMEOUT,
         platform: process.platform,
@@ -398,7 +398,7 @@ describe("broken targets", () => {
   afterAll(() => broken?.cleanup());
 
   async function failure(python: string, timeoutMs = TIMEOUT): Promise<CondaMcpError> {
-    const error = await introspect(python, {
+    const error = await introspectPython(python, {
       env: broken.env,
       timeoutMs,
       platform: process.platform,
@@ -462,7 +462,7 @@ describe("broken targets", () => {
       `print("chatty conda")\nimport os\nos.write(1, b"raw fd output\\n")\n${original}`,
     );
     try {
-      const document = await introspect(broken.python, {
+      const document = await introspectPython(broken.python, {
         env: broken.env,
         timeoutMs: TIMEOUT,
         platform: process.platform,
@@ -481,7 +481,7 @@ describe("broken targets", () => {
       `#!/bin/sh\necho $$ > '${pidFile}'\n'${broken.python}' "$@"\nsleep 60\n`,
     );
     await chmod(lingering, 0o755);
-    const document = await introspect(lingering, {
+    const document = await introspectPython(lingering, {
       env: broken.env,
       timeoutMs: TIMEOUT,
       platform: process.platform,

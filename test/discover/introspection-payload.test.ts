@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as v from "valibot";
 import { describeFirstIssue } from "../../src/describe-first-issue.ts";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import {
   type IndexedParser,
   type IntrospectionDocument,
@@ -16,7 +16,7 @@ let document: IntrospectionDocument;
 
 beforeAll(async () => {
   fixture = await makeFixtureConda();
-  document = await introspect(fixture.python, {
+  document = await introspectPython(fixture.python, {
     env: fixture.env,
     timeoutMs: 60_000,
     platform: process.platform,

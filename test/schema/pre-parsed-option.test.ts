@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
 import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
@@ -35,7 +35,11 @@ async function judge(python: string, env: Record<string, string>, tokens: string
 }
 
 async function disagreements(python: string, env: Record<string, string>) {
-  const tree = await introspect(python, { env, platform: process.platform, timeoutMs: 60_000 });
+  const tree = await introspectPython(python, {
+    env,
+    platform: process.platform,
+    timeoutMs: 60_000,
+  });
   const preParser = tree.pre_parser;
   if (preParser === null) throw new Error("the target has no pre-parser");
   const tokens = tokensNear(preParser);

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
 import { expandDocument } from "../support/expand-document.ts";
-import { introspect } from "../../src/discover/introspect.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import type { DiscoveredConda } from "../../src/installation.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
 import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
@@ -67,7 +67,7 @@ async function roundTrip(
 describe("generated arguments survive the target's own argparse", () => {
   test("every generated fixture tool parses back to exactly the intended values", async () => {
     const payload = expandDocument(
-      await introspect(fixture.python, {
+      await introspectPython(fixture.python, {
         env: fixture.env,
         timeoutMs: 60_000,
         platform: process.platform,

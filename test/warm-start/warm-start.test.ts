@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { chmod, cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -669,6 +669,63 @@ describe("a start without a snapshot: the handshake answered from its own catalo
       expect(next.init).toEqual(init);
       expect(marked(next.list)).toBe(true);
       expect(tools(next.list).length).toBe(tools(list).length);
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+describe("a start sure to introspect spawns conda's Python before anything else loads", () => {
+  test(
+    "it does so with --no-cache or no cache entry, never when an entry is there to read",
+    async () => {
+      // A fixture conda whose script names a counting interpreter: one log line per Python run.
+      const counted = await makeFixtureConda({ withPlugins: false });
+      try {
+        const log = join(counted.root, "python-runs.log");
+        const wrapper = join(counted.root, "counted-python");
+        await writeFile(
+          wrapper,
+          `#!/bin/sh\necho run >> '${log}'\nexec '${counted.python}' "$@"\n`,
+        );
+        await chmod(wrapper, 0o755);
+        const script = await readFile(counted.condaExe, "utf8");
+        await writeFile(
+          counted.condaExe,
+          `#!${wrapper}\n${script.slice(script.indexOf("\n") + 1)}`,
+        );
+        const runs = async () =>
+          (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+        const countedCache = join(counted.home, ".cache", "conda-mcp");
+        const start = async (cache: boolean) => {
+          const server = spawnRawServer({ conda: counted.condaExe, env: counted.env, cache });
+          try {
+            const { list } = await handshake(server);
+            expect(toolNames(list)).toContain("conda_install");
+            expect(await server.close()).toBe(0);
+          } finally {
+            await server.close().catch(() => {});
+          }
+        };
+        const entries = async () =>
+          (await readdir(countedCache).catch(() => [] as string[])).filter((name) =>
+            /^[0-9a-f]{64}\.json$/.test(name),
+          );
+
+        await start(true); // No entry yet: introspects, writes the entry and the snapshot.
+        expect(await runs()).toBe(1);
+        expect(await entries()).toHaveLength(1);
+        for (const file of await snapshotFiles(countedCache)) await rm(file);
+        await start(true); // No snapshot, but an entry: read, no Python.
+        expect(await runs()).toBe(1);
+        await start(false); // --no-cache: introspects.
+        expect(await runs()).toBe(2);
+        await rm(countedCache, { recursive: true, force: true });
+        await start(true);
+        expect(await runs()).toBe(3);
+        expect(await entries()).toHaveLength(1);
+      } finally {
+        await counted.cleanup();
+      }
     },
     TEST_TIMEOUT,
   );
