@@ -53,8 +53,11 @@ export interface RegistryOptions {
   cliCommandTool: Tool | null;
   /** How much each generated tool's definition says (`--schema-detail`). */
   schemaDetail: SchemaDetail;
-  /** conda_execute's input schema, built from the server's limits; without it, no conda_execute. */
-  executeInputSchema?: Tool["inputSchema"];
+  /**
+   * conda_execute's input schema, built from the server's limits when its definition is first
+   * read; without it, no conda_execute.
+   */
+  executeInputSchema?: () => Tool["inputSchema"];
 }
 
 function describeTool(command: CatalogCommand, baseClass: CommandClass, detail: SchemaDetail) {
@@ -196,10 +199,15 @@ export function buildToolRegistry(
       path: [],
     });
   }
-  if (options.executeInputSchema) {
+  const executeInputSchema = options.executeInputSchema;
+  if (executeInputSchema) {
+    let definition: Tool | null = null;
     candidates.push({
       kind: "execute",
-      definition: executeDefinition(options.executeInputSchema, options.schemaDetail),
+      get definition() {
+        definition ??= executeDefinition(executeInputSchema(), options.schemaDetail);
+        return definition;
+      },
       baseClass: "exec",
       name: EXECUTE_TOOL_NAME,
       path: null,

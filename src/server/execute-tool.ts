@@ -67,8 +67,8 @@ export type ExecuteInput = v.InferOutput<ReturnType<typeof executeInputSchema>>;
 
 /** conda_execute's input, built once per server from its limits. */
 export interface ExecuteTool {
-  /** The JSON Schema tools/list shows. */
-  jsonSchema: ToolInputJsonSchema;
+  /** The JSON Schema tools/list shows, converted when first read: only --allow-exec lists it. */
+  readonly jsonSchema: ToolInputJsonSchema;
   /** Validates a call's input, with issues that name paths and never values. */
   validate(
     input: unknown,
@@ -78,8 +78,12 @@ export interface ExecuteTool {
 /** Builds conda_execute's schema for the server's limits: one shape for validation and clients. */
 export function createExecuteTool(limits: ExecuteLimits, detail: SchemaDetail): ExecuteTool {
   const schema = executeInputSchema(limits);
+  let jsonSchema: ToolInputJsonSchema | null = null;
   return {
-    jsonSchema: toolJsonSchema(advertisedJsonSchema(schema, detail)),
+    get jsonSchema() {
+      jsonSchema ??= toolJsonSchema(advertisedJsonSchema(schema, detail));
+      return jsonSchema;
+    },
     validate(input) {
       if (!isJsonObject(input)) {
         return { success: false, issues: [{ path: "/", message: "expected an object" }] };

@@ -136,7 +136,7 @@ function listedTools(
 ) {
   const { config } = input;
   const registry = buildToolRegistry(input.catalog, {
-    executeInputSchema: executeTool.jsonSchema,
+    executeInputSchema: () => executeTool.jsonSchema,
     allowExec: config.allowExec,
     readOnlyTools: config.readOnlyTools,
     tools: config.tools,
