@@ -10,8 +10,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { introspect } from "../src/discover/introspect.ts";
-import { spawnIntrospection } from "../src/discover/spawn-introspection.ts";
 import { resolvePython } from "../src/discover/resolve-python.ts";
+import { spawnIntrospection } from "../src/discover/spawn-introspection.ts";
 import type { IndexedParser, IntrospectionDocument } from "../src/introspection-payload.ts";
 import { scriptOptions } from "./script-options.ts";
 

@@ -202,8 +202,8 @@ export type IntrospectionResult = IntrospectionFacts & PluginFacts & { tree: Raw
  * once conda's parser is built; each top-level command as soon as it is described, conda's own
  * first; the plugins' facts, once, before the first command a plugin registers (or the root);
  * and the root parser. A command line carries the actions first seen in it, appended to the
- * table in order, as the root's does. The document is both facts with the table and the root,
- * whose subcommands are the commands printed before it. A failure line
+ * table in order, as the root's does. The document is the two lines of facts with the table and
+ * the root, whose subcommands are the commands printed before it. A failure line
  * (introspectionFailureSchema) may come instead of any of them.
  */
 export const introspectionLineSchemas = {

@@ -7,9 +7,9 @@ import {
   type IntrospectionDocument,
   type IntrospectionFacts,
   indexesWithin,
-  type PluginFacts,
   introspectionFailureSchema,
   introspectionLineSchemas,
+  type PluginFacts,
   type RawAction,
   type RawParser,
 } from "../introspection-payload.ts";
