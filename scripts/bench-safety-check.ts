@@ -11,7 +11,6 @@ import {
   markdownTable,
   ms,
   ratio,
-  type Stats,
   sampleInterleaved,
   signedMs,
   timeRun,
@@ -73,18 +72,19 @@ try {
   }
   process.stderr.write(`3 warm-up + ${RUNS} runs of each, interleaved ...\n`);
   const stats = await sampleInterleaved(samplers, { warmup: 3, runs: RUNS });
-  const rows = cases.map(([label]) => {
+  const pairs = cases.map(([label]) => {
     const facts = stats[`facts ${label}`];
     const bare = stats[`bare ${label}`];
     if (!facts || !bare) throw new Error("missing figures");
-    return [
-      label,
-      ms(facts.p50),
-      ms(bare.p50),
-      ratio(facts.p50, bare.p50),
-      signedMs(facts.p50 - bare.p50),
-    ];
+    return { label, facts, bare };
   });
+  const rows = pairs.map(({ label, facts, bare }) => [
+    label,
+    ms(facts.p50),
+    ms(bare.p50),
+    ratio(facts.p50, bare.p50),
+    signedMs(facts.p50 - bare.p50),
+  ]);
   console.log(`Measured ${machineLine()}; ${target.label}.`);
   console.log(`Command: \`bun scripts/bench-safety-check.ts --runs ${RUNS}\`\n`);
   console.log(
@@ -93,12 +93,7 @@ try {
       rows,
     ),
   );
-  const worst = Math.max(
-    ...cases.map(([label]) => {
-      const facts = stats[`facts ${label}`] as Stats;
-      return facts.p50 / (stats[`bare ${label}`] as Stats).p50;
-    }),
-  );
+  const worst = Math.max(...pairs.map(({ facts, bare }) => facts.p50 / bare.p50));
   console.log(
     `\nGoal: the safety check ≤ ×1.2 of a bare parse: ${worst <= 1.2 ? "met" : "NOT met"} ` +
       `(at worst ×${worst.toFixed(2)}).`,

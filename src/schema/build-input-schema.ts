@@ -38,7 +38,10 @@ export interface ToolInputJsonSchema {
   [key: string]: unknown;
 }
 
-/** A tool's input schema twice: valibot for validation, JSON Schema for clients. */
+/**
+ * A tool's input schema twice: valibot for validation (buildValidator), JSON Schema for clients
+ * (buildInputJsonSchema).
+ */
 export interface ToolSchema {
   validator: v.GenericSchema<unknown, Record<string, unknown>>;
   jsonSchema: ToolInputJsonSchema;
@@ -433,17 +436,4 @@ export function buildInputJsonSchema(
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
   if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
   return jsonSchema;
-}
-
-/** Builds the valibot validator and the client-safe JSON Schema of a command's tool. */
-export function buildInputSchema(
-  command: CatalogCommand,
-  detail: SchemaDetail = "full",
-  glossary: ReadonlyMap<string, string> = new Map(),
-  shared: SharedParamSchemas = new Map(),
-): ToolSchema {
-  return {
-    validator: buildValidator(command, detail, shared),
-    jsonSchema: buildInputJsonSchema(command, detail, glossary, shared),
-  };
 }

@@ -6,7 +6,8 @@ import { expandDocument } from "../support/expand-document.ts";
 import { introspectPython } from "../support/introspect-python.ts";
 import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
-import { buildInputSchema, type ToolSchema } from "../../src/schema/build-input-schema.ts";
+import type { ToolSchema } from "../../src/schema/build-input-schema.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { type ArgumentIssue, validateArgs } from "../../src/schema/validate-args.ts";
 import { createExecuteTool, type ExecuteLimits } from "../../src/server/execute-tool.ts";
 

@@ -3,7 +3,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import { credentialValues } from "../../src/catalog/credential-values.ts";
 import type { RawAction, RawParser } from "../../src/introspection-payload.ts";
-import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { buildCapabilities } from "../../src/server/build-capabilities.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";

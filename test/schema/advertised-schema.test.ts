@@ -4,13 +4,13 @@ import * as v from "valibot";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import {
   advertisedJsonSchema,
-  buildInputSchema,
   type SchemaDetail,
   type SharedParamSchemas,
   type ToolSchema,
 } from "../../src/schema/build-input-schema.ts";
 import { settingPartners } from "../../src/schema/setting-partners.ts";
 import { sharedOptionGlossary } from "../../src/schema/shared-option-glossary.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { buildToolRegistry } from "../../src/server/build-tool-registry.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 

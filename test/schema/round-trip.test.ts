@@ -6,7 +6,7 @@ import { expandDocument } from "../support/expand-document.ts";
 import { introspectPython } from "../support/introspect-python.ts";
 import type { DiscoveredConda } from "../../src/installation.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
-import { buildInputSchema } from "../../src/schema/build-input-schema.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { argsArb } from "../support/arbitrary-args.ts";
 import { condaDomainArb } from "../support/conda-domains.ts";
