@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { type Entry, MAX_CATALOG_CACHE_BYTES } from "../../src/discover/catalog-cache.ts";
 import { type DiscoverOptions, type Discovery, discover } from "../../src/discover/discover.ts";
 import { entryText } from "../../src/discover/entry-text.ts";
+import { countPythonRuns, writeCountingInterpreter } from "../support/count-python-runs.ts";
 import {
   type FixtureConda,
   type FixtureCondaOptions,
@@ -50,22 +51,12 @@ interface Counted {
   cleanup(): Promise<void>;
 }
 
-async function writeCountingInterpreter(file: string, log: string, python: string): Promise<void> {
-  await writeFile(file, `#!/bin/sh\necho run >> '${log}'\nexec '${python}' "$@"\n`);
-  await chmod(file, 0o755);
-}
-
 async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted> {
   const fixture = await makeFixtureConda(options);
-  const log = join(fixture.root, "python-runs.log");
-  const wrapper = join(fixture.root, "counted-python");
-  await writeCountingInterpreter(wrapper, log, fixture.python);
-  if ((options.shebang ?? "direct") === "direct") {
-    for (const script of [fixture.condaExe, join(fixture.prefix, "condabin", "conda")]) {
-      const text = await readFile(script, "utf8");
-      await writeFile(script, `#!${wrapper}\n${text.slice(text.indexOf("\n") + 1)}`);
-    }
-  }
+  const { wrapper, runs } = await countPythonRuns(
+    fixture,
+    (options.shebang ?? "direct") === "direct",
+  );
   const cacheDir = join(fixture.root, "cache", "conda-mcp");
   const logs: string[] = [];
   const env = { ...fixture.env, CONDA_EXE: fixture.condaExe };
@@ -75,10 +66,7 @@ async function countedConda(options: FixtureCondaOptions = {}): Promise<Counted>
     wrapper,
     logs,
     env,
-    runs: async () => {
-      const text = await readFile(log, "utf8").catch(() => "");
-      return text.split("\n").filter((line) => line === "run").length;
-    },
+    runs,
     discover: async (overrides = {}, store = true) => {
       const discovery = await discover({
         env,

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmod, cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { countPythonRuns } from "../support/count-python-runs.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
   isMarked,
@@ -678,23 +679,9 @@ describe("a start sure to introspect spawns conda's Python before anything else 
   test(
     "it does so with --no-cache or no cache entry, never when an entry is there to read",
     async () => {
-      // A fixture conda whose script names a counting interpreter: one log line per Python run.
       const counted = await makeFixtureConda({ withPlugins: false });
       try {
-        const log = join(counted.root, "python-runs.log");
-        const wrapper = join(counted.root, "counted-python");
-        await writeFile(
-          wrapper,
-          `#!/bin/sh\necho run >> '${log}'\nexec '${counted.python}' "$@"\n`,
-        );
-        await chmod(wrapper, 0o755);
-        const script = await readFile(counted.condaExe, "utf8");
-        await writeFile(
-          counted.condaExe,
-          `#!${wrapper}\n${script.slice(script.indexOf("\n") + 1)}`,
-        );
-        const runs = async () =>
-          (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+        const { runs } = await countPythonRuns(counted, true);
         const countedCache = join(counted.home, ".cache", "conda-mcp");
         const start = async (cache: boolean) => {
           const server = spawnRawServer({ conda: counted.condaExe, env: counted.env, cache });
