@@ -85,15 +85,15 @@ async function main(config: Config): Promise<void> {
 }
 
 /**
- * A start sure to introspect (no catalog cache, or no entry in it for this conda) spawns conda's
- * Python here, before it loads anything else: Python's run is most of such a start. Any other
- * start leaves discovery to decide; so does one whose conda cannot be found here.
+ * A start that serves or prints the catalog and is sure to introspect (no catalog cache, or no
+ * entry in it for this conda) spawns conda's Python here, before it loads anything else: Python's
+ * run is most of such a start. Any other start leaves discovery to decide; so does one whose
+ * conda cannot be found here.
  */
 async function introspectFirst(
   config: Config,
   place: SnapshotPlace | null,
 ): Promise<StartedIntrospection | null> {
-  if (config.mode !== "serve" && config.mode !== "catalog") return null;
   const entry = place && join(place.cache.cacheDir, catalogEntryName(place.found.catalogKey));
   if (config.cache && (entry === null || existsSync(entry))) return null;
   let executable: string;
