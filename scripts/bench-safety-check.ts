@@ -3,7 +3,7 @@
 // and the facts about every path the command acts on) against a bare parse of the same argv by
 // conda's parser in the same Python, interleaved run by run.
 // Usage: bun scripts/bench-safety-check.ts [--runs N] [--conda PATH]
-import { credentialValues } from "../src/catalog/credential-values.ts";
+import { credentialValues } from "../src/catalog/redact-secrets.ts";
 import { findCallFacts } from "../src/policy/find-call-facts.ts";
 import {
   benchConda,

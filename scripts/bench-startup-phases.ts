@@ -21,7 +21,7 @@ const mark = (phase: string) => {
 mark("runtime boot, until the program's first line runs");
 
 // What a warm start does before tools/list is answered (main.ts and warm-start/).
-const { parseConfig } = await import("../src/config.ts");
+const { parseConfig } = await import("../src/config/parse-config.ts");
 const { readStartupSnapshot, snapshotPlace } = await import(
   "../src/warm-start/startup-snapshot.ts"
 );
@@ -51,10 +51,10 @@ mark("snapshot path: compose the tools/list answer line");
 await import("valibot");
 await import("@valibot/to-json-schema");
 mark("after the handshake: import valibot and @valibot/to-json-schema");
-const { discoverCatalog } = await import("../src/discover-catalog.ts");
+const { discoverCatalog } = await import("../src/catalog/discover-catalog.ts");
 const { buildToolRegistry } = await import("../src/server/build-tool-registry.ts");
 const { prepareServer } = await import("../src/server/prepare-server.ts");
-const { toolDefinitions } = await import("../src/server/tool-definitions.ts");
+const { toolDefinitions } = await import("../src/server/build-tool-registry.ts");
 mark("after the handshake: import conda-mcp's own modules");
 
 const found = {

@@ -14,10 +14,9 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { buildCatalog } from "../src/catalog/build-catalog.ts";
 import { discover } from "../src/discover/discover.ts";
-import { INTROSPECT_SOURCE } from "../src/discover/introspect-source.ts";
-import { pythonScriptEnv } from "../src/execute/python-script-env.ts";
-import { buildToolRegistry } from "../src/server/build-tool-registry.ts";
-import { toolDefinitions } from "../src/server/tool-definitions.ts";
+import { INTROSPECT_SOURCE } from "../src/discover/start-introspection.ts";
+import { pythonScriptEnv } from "../src/execute/launch.ts";
+import { buildToolRegistry, toolDefinitions } from "../src/server/build-tool-registry.ts";
 import { loadReferenceTree } from "../test/support/reference-tree.ts";
 import {
   benchConda,

@@ -11,7 +11,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { introspect } from "../src/discover/introspect.ts";
 import { resolvePython } from "../src/discover/resolve-python.ts";
-import { spawnIntrospection } from "../src/discover/spawn-introspection.ts";
+import { spawnIntrospection } from "../src/discover/start-introspection.ts";
 import type { IndexedParser, IntrospectionDocument } from "../src/introspection-payload.ts";
 import { scriptOptions } from "./script-options.ts";
 

@@ -1,4 +1,4 @@
-import { splitOption } from "../src/config/split-option.ts";
+import { splitOption } from "../src/config/parse-config.ts";
 
 /** One command-line argument of a script, and the reader of its value. */
 export interface ScriptOption {

@@ -19,3 +19,8 @@ export class CondaMcpError extends Error {
     this.code = code;
   }
 }
+
+/** The error a bad command line throws: the message says what to change and points at --help. */
+export function invalidOption(message: string): CondaMcpError {
+  return new CondaMcpError(`${message} (see conda-mcp --help)`, "INVALID_OPTION");
+}

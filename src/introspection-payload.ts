@@ -226,3 +226,28 @@ export const introspectionFailureSchema = v.looseObject({
     message: "the script reported a failure without a reason",
   }),
 });
+
+/**
+ * The first way a document failed its schema, as where and what was expected (`tree.actions[2].dest`:
+ * expected string), never quoting the value found there.
+ */
+export function describeFirstIssue(issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0];
+  if (!issue) return "it does not match its schema";
+  let where = "";
+  for (const item of issue.path ?? []) {
+    const key = item.key;
+    where += typeof key === "number" ? `[${key}]` : `${where ? "." : ""}${String(key)}`;
+  }
+  const expected = `expected ${issue.expected ?? "a valid value"}`;
+  return where ? `\`${where}\`: ${expected}` : expected;
+}
+
+/** One parser and those below it with their actions in place, taken from `actions`. */
+export function expandParser(parser: IndexedParser, actions: readonly RawAction[]): RawParser {
+  return {
+    ...parser,
+    actions: parser.actions.map((index) => actions[index] as RawAction),
+    subcommands: parser.subcommands.map((sub) => expandParser(sub, actions)),
+  };
+}

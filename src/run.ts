@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
 import type { Catalog } from "./catalog/catalog-types.ts";
+import { discoverCatalog } from "./catalog/discover-catalog.ts";
 import { formatCatalog } from "./catalog/format-catalog.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/config-types.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import type { StartedIntrospection } from "./discover/start-introspection.ts";
-import { discoverCatalog } from "./discover-catalog.ts";
 import type { LineReader } from "./stdio/line-reader.ts";
 import type { LineOutput } from "./stdio/stdout-output.ts";
 import { waitForLine } from "./stdio/wait-for-line.ts";

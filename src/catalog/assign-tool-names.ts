@@ -1,5 +1,4 @@
-import { compareText } from "../compare-text.ts";
-import { sha256Hex } from "../sha256-hex.ts";
+import { compareText, sha256Hex } from "../values.ts";
 
 /** MCP's tool name rule (SEP-986). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,4 +1,9 @@
-import type { RawAction, RawParser, RawPreParser } from "../introspection-payload.ts";
+import type {
+  IntrospectionFacts,
+  RawAction,
+  RawParser,
+  RawPreParser,
+} from "../introspection-payload.ts";
 import { assignToolNames } from "./assign-tool-names.ts";
 import type {
   Catalog,
@@ -421,4 +426,20 @@ function shownDefault(action: RawAction, shape: ParamShape): unknown {
 
 function firstLine(text: string): string {
   return text.trim().split("\n")[0]?.trim() ?? "";
+}
+
+/**
+ * The catalog of a fresh introspection, built a command at a time as its lines are read (the
+ * reader's onCommand), with the pre-parser its facts name; finish() gives null when no command
+ * came, and the caller builds from the whole tree.
+ */
+export function createStreamedCatalog(secretValues: readonly string[]) {
+  let builder: CatalogBuilder | null = null;
+  return {
+    onCommand(command: RawParser, facts: IntrospectionFacts): void {
+      builder ??= createCatalogBuilder({ secretValues, preParser: facts.pre_parser });
+      builder.add(command);
+    },
+    finish: (): Catalog | null => builder?.finish() ?? null,
+  };
 }

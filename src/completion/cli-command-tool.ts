@@ -1,9 +1,9 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { isJsonObject } from "../is-json-object.ts";
 import { advertisedJsonSchema, type ToolInputJsonSchema } from "../schema/build-input-schema.ts";
 import { toolJsonSchema } from "../schema/tool-json-schema.ts";
 import { fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
+import { isJsonObject } from "../values.ts";
 import { compareVersions } from "./compare-versions.ts";
 import type { ManifestReader } from "./create-manifest-reader.ts";
 import { CommandDescriptionSchema, describeCommand } from "./describe-command.ts";

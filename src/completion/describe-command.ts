@@ -2,14 +2,15 @@ import * as v from "valibot";
 import {
   type CompletionManifest,
   type ManifestCommand,
+  type ManifestDict,
   type ManifestOption,
   ManifestOptionSchema,
   type ManifestPositional,
   ManifestPositionalSchema,
   type ManifestRuntimeSource,
   ManifestRuntimeSourceSchema,
+  manifestDict,
 } from "./completion-manifest.ts";
-import { type ManifestDict, manifestDict } from "./manifest-dict.ts";
 
 const text = v.string();
 const textList = v.array(text);

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../sha256-hex.ts";
+import { sha256Hex } from "../values.ts";
 
 /**
  * conda-completion's `plugin_hash`: the first 16 hex digits of the SHA-256 of the entry-point

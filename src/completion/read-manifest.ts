@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { Unpackr } from "msgpackr/unpack";
-import { errorCode } from "../error-code.ts";
+import { errorCode } from "../values.ts";
 import type { CompletionManifest } from "./completion-manifest.ts";
 import { DEFAULT_MANIFEST_LIMITS, validateManifest } from "./validate-manifest.ts";
 

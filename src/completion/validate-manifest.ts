@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isJsonObject } from "../is-json-object.ts";
+import { isJsonObject } from "../values.ts";
 import { type CompletionManifest, CompletionManifestSchema } from "./completion-manifest.ts";
 
 /** Structure limits enforced while a decoded manifest is converted and validated. */

@@ -1,10 +1,58 @@
+import { invalidOption } from "../errors.ts";
 import { POLICY_STARTUP_OPTIONS } from "../policy/policy-startup-options.ts";
 import type { SchemaDetail } from "../schema/build-input-schema.ts";
-import { SETUP_SCOPES, type SetupScope } from "../setup/setup-clients.ts";
-import { DEFAULTS } from "./defaults.ts";
-import { invalidOption } from "./invalid-option.ts";
-import { parseHttpListen } from "./parse-http-listen.ts";
-import type { StartupOption } from "./startup-option.ts";
+import { SETUP_CLIENTS, SETUP_SCOPES, type SetupScope } from "../setup/setup-clients.ts";
+import type { Command, HttpListen, Settings, StartupOption } from "./config-types.ts";
+
+/** Defaults in one place. */
+export const DEFAULTS = {
+  timeoutSeconds: 1800,
+  maxOutputBytes: 1024 * 1024,
+  maxStdinBytes: 1024 * 1024,
+  introspectionTimeoutSeconds: 60,
+  heartbeatMs: 5000,
+} as const;
+
+/** What the command line sets when it names no option: serve over stdio, read-only. */
+export const DEFAULT_SETTINGS: Settings = {
+  mode: "serve",
+  http: null,
+  httpAllowRemote: false,
+  httpTokenFile: null,
+  json: false,
+  condaPath: null,
+  allowWrite: false,
+  allowDestructive: false,
+  allowExec: false,
+  readOnlyTools: false,
+  tools: null,
+  timeoutMs: DEFAULTS.timeoutSeconds * 1000,
+  maxOutputBytes: DEFAULTS.maxOutputBytes,
+  introspectionTimeoutMs: DEFAULTS.introspectionTimeoutSeconds * 1000,
+  heartbeatMs: DEFAULTS.heartbeatMs,
+  cache: true,
+  schemaDetail: "compact",
+  setupClient: null,
+  setupScope: "user",
+  print: false,
+};
+
+/** The command words; without one the program serves MCP. */
+export const COMMANDS: readonly Command[] = [
+  { name: "catalog", mode: "catalog", summary: "print the tools and raw-only commands, then exit" },
+  {
+    name: "setup",
+    mode: "setup",
+    summary: `add this server, with the serving options given, to CLIENT's MCP configuration (${SETUP_CLIENTS.map((c) => c.name).join(", ")}), then exit`,
+    operand: {
+      metavar: "CLIENT",
+      choices: SETUP_CLIENTS.map((client) => client.name),
+      parse: (word) => ({
+        setupClient: SETUP_CLIENTS.find((client) => client.name === word)?.name ?? null,
+      }),
+    },
+  },
+];
 
 const MAX_TIMEOUT_SECONDS = 24 * 3600;
 const SCHEMA_DETAILS: readonly SchemaDetail[] = ["compact", "full"];
@@ -129,3 +177,31 @@ export const OPTION_TABLE: readonly StartupOption[] = [
     sets: { print: true },
   },
 ];
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+const HOST_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
+
+function isLoopback(host: string): boolean {
+  const lower = host.toLowerCase();
+  return lower === "localhost" || lower === "::1" || IPV4.exec(lower)?.[1] === "127";
+}
+
+/** `PORT`, `HOST:PORT` or `[IPV6]:PORT`; `localhost` binds 127.0.0.1 so the address is definite. */
+export function parseHttpListen(raw: string): HttpListen {
+  const match = /^(?:(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):)?(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw invalidOption("--http takes PORT, HOST:PORT or [IPV6]:PORT, with PORT from 0 to 65535");
+  }
+  const ipv6 = match[1];
+  let host = ipv6 ?? match[2] ?? "127.0.0.1";
+  const ipv4 = IPV4.exec(host);
+  if (ipv4?.slice(1).some((part) => Number(part) > 255)) {
+    throw invalidOption("--http has an IPv4 address with a part above 255");
+  }
+  if (ipv6 === undefined && !ipv4 && !HOST_NAME.test(host)) {
+    throw invalidOption("--http has a host that is neither an IP address nor a host name");
+  }
+  if (host.toLowerCase() === "localhost") host = "127.0.0.1";
+  return { host, port, loopback: isLoopback(host) };
+}

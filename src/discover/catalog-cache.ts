@@ -1,32 +1,27 @@
 import path from "node:path";
 import * as v from "valibot";
-import { describeFirstIssue } from "../describe-first-issue.ts";
-import { errorCode } from "../error-code.ts";
 import {
+  describeFirstIssue,
   type IntrospectionDocument,
   introspectionDocumentSchema,
 } from "../introspection-payload.ts";
-import { isJsonObject } from "../is-json-object.ts";
-import { sha256Hex } from "../sha256-hex.ts";
-import { type CacheStamp, stampProblem } from "./cache-stamp.ts";
-import type { CatalogCacheOptions } from "./catalog-cache-key.ts";
-import { catalogEntryName } from "./catalog-entry-name.ts";
+import { errorCode, isJsonObject, sha256Hex } from "../values.ts";
+import {
+  catalogEntryName,
+  decodeUtf8,
+  markCacheFileUsed,
+  readPrivateFile,
+  splitLines,
+} from "./cache-file.ts";
+import {
+  type CachedDiscovery,
+  type CacheStamp,
+  type CatalogCacheOptions,
+  ENTRY_KIND,
+  stampProblem,
+} from "./cache-key.ts";
 import { fingerprintInputSchema } from "./compute-fingerprint.ts";
-import { decodeUtf8 } from "./decode-utf8.ts";
-import { ENTRY_KIND } from "./entry-kind.ts";
-import { markCacheFileUsed } from "./mark-cache-file-used.ts";
-import { PYTHON_SOURCES, type PythonSource } from "./python-source.ts";
-import { readPrivateFile } from "./read-private-file.ts";
-import { splitLines } from "./split-lines.ts";
-
-/** What an entry restores: the results of discovery that otherwise need the target's Python. */
-export interface CachedDiscovery {
-  python: string;
-  pythonSource: PythonSource;
-  condaArgv: string[];
-  introspection: IntrospectionDocument;
-  fingerprint: string;
-}
+import { PYTHON_SOURCES } from "./resolve-python.ts";
 
 /** Entries larger than this are ignored unread (a real conda's tree is about 1 MiB). */
 export const MAX_CATALOG_CACHE_BYTES = 64 * 1024 * 1024;

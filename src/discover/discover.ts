@@ -1,14 +1,69 @@
-import type { DiscoveredConda, Installation } from "../installation.ts";
-import { type CacheStamp, cacheStamp } from "./cache-stamp.ts";
-import { type CachedDiscovery, type ProvenEntry, readCatalogCache } from "./catalog-cache.ts";
-import { type CatalogCacheOptions, catalogCacheKey } from "./catalog-cache-key.ts";
-import { computeFingerprint } from "./compute-fingerprint.ts";
-import { discoveredConda } from "./discovered-conda.ts";
+import {
+  expandParser,
+  type RawParser,
+  type RawPluginDistribution,
+  type RawPreParser,
+} from "../introspection-payload.ts";
+import {
+  type CachedDiscovery,
+  type CacheStamp,
+  type CatalogCacheOptions,
+  cacheStamp,
+  catalogCacheKey,
+} from "./cache-key.ts";
+import { type ProvenEntry, readCatalogCache } from "./catalog-cache.ts";
+import {
+  computeFingerprint,
+  readSiteFacts,
+  type SiteFacts,
+  scanCondaEntryPoints,
+  watchFingerprint,
+} from "./compute-fingerprint.ts";
 import { findConda, type Which } from "./find-conda.ts";
 import type { IntrospectOptions } from "./introspect.ts";
-import type { PythonSource } from "./python-source.ts";
-import { readSiteFacts, type SiteFacts } from "./read-site-facts.ts";
+import type { PythonSource } from "./resolve-python.ts";
 import type { StartedIntrospection } from "./start-introspection.ts";
+
+/**
+ * What discovery learned about the user's conda installation, for every later stage: nothing
+ * after discovery asks conda's Python for these again.
+ */
+export interface Installation {
+  /** The conda executable that will be run. */
+  executable: string;
+  /** The interpreter that runs it. */
+  python: string;
+  /** argv prefix that runs conda: `[executable]`, or `[python, "-m", "conda"]` in dev setups. */
+  condaArgv: string[];
+  condaVersion: string;
+  /** conda's root prefix: the base environment. */
+  rootPrefix: string;
+  /** conda's `envs_dirs`, where named environments live. */
+  envsDirs: string[];
+  /** The target's `sys.path` directories, where plugin distributions are found. */
+  siteDirs: string[];
+  /** Distributions registering conda plugins, as introspected. */
+  plugins: RawPluginDistribution[];
+  /** conda-completion's cache folder as the target's platformdirs names it, or null. */
+  completionCacheDir: string | null;
+  /** Changes when conda, its interpreter or its plugins change; as of discovery. */
+  fingerprint: string;
+  /** The fingerprint now (file-system reads only, no Python): after a call, has conda changed? */
+  currentFingerprint: () => string;
+  /** conda entry-point names registered now (file-system reads only). */
+  currentPluginNames: () => string[];
+  /** Whether the target's Python described conda just now or a still-valid cache entry did. */
+  source: "introspection" | "cache";
+}
+
+/** conda as discovery found it: its complete parser tree and its installation. */
+export interface DiscoveredConda {
+  /** conda's parser tree, put together when first read (see discoveredConda). */
+  readonly tree: RawParser;
+  /** conda's global pre-parser, whose options are read anywhere in argv; null when none. */
+  preParser: RawPreParser | null;
+  installation: Installation;
+}
 
 /** Options of {@link discover}. */
 export interface DiscoverOptions {
@@ -116,7 +171,7 @@ export async function discover(options: DiscoverOptions): Promise<Discovery> {
     stamp,
     store: () => {
       // The writer (with node:fs/promises) loads only once there is an entry to write.
-      stored ??= import("./write-catalog-cache.ts").then(
+      stored ??= import("./write-cache-file.ts").then(
         ({ writeCatalogCache }) => writeCatalogCache(cache, key, fresh, stamp),
         (error) => {
           cache.log?.(`catalog cache: not written (${String(error)})`);
@@ -191,4 +246,43 @@ function discovered(
     pythonMs,
     cache,
   });
+}
+
+/**
+ * The tree and installation a discovery describes, fresh or restored from the cache. The tree
+ * is put together when first read: a warm start whose catalog the snapshot recorded needs it
+ * only for conda://capabilities.
+ */
+export function discoveredConda(
+  executable: string,
+  found: CachedDiscovery,
+  source: Installation["source"],
+): DiscoveredConda {
+  const document = found.introspection;
+  const { python } = found;
+  const siteDirs = document.site_dirs;
+  const condaVersion = document.conda_version;
+  let tree: RawParser | null = null;
+  return {
+    get tree() {
+      tree ??= expandParser(document.tree, document.actions);
+      return tree;
+    },
+    preParser: document.pre_parser,
+    installation: {
+      executable,
+      python,
+      condaArgv: found.condaArgv,
+      condaVersion,
+      rootPrefix: document.root_prefix,
+      envsDirs: document.envs_dirs,
+      siteDirs,
+      plugins: document.external_plugins,
+      completionCacheDir: document.completion?.cache_dir ?? null,
+      fingerprint: found.fingerprint,
+      currentFingerprint: watchFingerprint({ executable, python, siteDirs, condaVersion }),
+      currentPluginNames: () => scanCondaEntryPoints(siteDirs).flatMap((d) => d.entryPointNames),
+      source,
+    },
+  };
 }

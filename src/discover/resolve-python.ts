@@ -1,14 +1,16 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { CondaMcpError } from "../errors.ts";
-import { definedEnv } from "../execute/defined-env.ts";
+import { definedEnv } from "../execute/launch.ts";
 import { runProcess } from "../execute/run-process.ts";
-import { isDirectory } from "../is-directory.ts";
-import { readHead } from "../read-head.ts";
-import { detectBinaryFormat } from "./detect-binary-format.ts";
-import { type Which, whichOnPath } from "./find-conda.ts";
-import { parseShebang } from "./parse-shebang.ts";
-import type { PythonSource } from "./python-source.ts";
+import {
+  detectBinaryFormat,
+  isDirectory,
+  parseShebang,
+  readHead,
+  type Which,
+  whichOnPath,
+} from "./find-conda.ts";
 
 /** The Python that runs conda, and the argv prefix that runs conda itself. */
 export interface ResolvedPython {
@@ -207,3 +209,16 @@ function isFile(file: string): boolean {
     return false;
   }
 }
+
+/** How the interpreter was found, most direct first. */
+export const PYTHON_SOURCES = [
+  "conda-exe-is-python",
+  "shebang",
+  "env-shebang",
+  "sh-trampoline",
+  "windows-launcher",
+  "conda-python-exe",
+  "prefix",
+  "shell-hook",
+] as const;
+export type PythonSource = (typeof PYTHON_SOURCES)[number];

@@ -1,5 +1,5 @@
 import type { ExecutionResult } from "../result/execution-result.ts";
-import { notRunResult } from "./not-run-result.ts";
+import { notRunResult } from "./run-process.ts";
 
 type Task = (signal: AbortSignal) => Promise<ExecutionResult>;
 

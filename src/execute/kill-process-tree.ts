@@ -1,4 +1,4 @@
-import { getEnvValue } from "./get-env-value.ts";
+import { getEnvValue } from "./launch.ts";
 
 const TASKKILL_WAIT_MS = 10_000;
 

@@ -1,12 +1,8 @@
-import { existsSync } from "node:fs";
-import type { ExecutionResult } from "../result/execution-result.ts";
-import { parseJsonOutput } from "../result/parse-json-output.ts";
-import { createLastLineTracker } from "./create-last-line-tracker.ts";
-import { isGroupAlive } from "./is-group-alive.ts";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { type ExecutionResult, parseJsonOutput } from "../result/execution-result.ts";
 import { killProcessTree } from "./kill-process-tree.ts";
-import { notRunResult } from "./not-run-result.ts";
+import { resolveLaunch } from "./launch.ts";
 import { readCapped } from "./read-capped.ts";
-import { resolveLaunch } from "./resolve-launch.ts";
 
 /** What to run: an executable path and its arguments, never a shell line. */
 export interface RunRequest {
@@ -312,4 +308,96 @@ async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * Says whether a process group still has a live member. Zombies do not count: where init does
+ * not reap orphans (some containers) killed grandchildren stay zombies forever. Windows has no
+ * process groups: it answers true, so callers fall back to their time bound.
+ */
+export function isGroupAlive(pgid: number, platform: NodeJS.Platform): boolean {
+  if (platform === "win32") return true;
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return platform === "linux" ? hasLiveMemberInProc(pgid) : true;
+}
+
+function hasLiveMemberInProc(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+const TAIL_BYTES = 2048;
+const MAX_LINE_CHARS = 200;
+
+/** Tracks the last line of a byte stream in constant memory, for progress heartbeats. */
+export function createLastLineTracker(): {
+  push(chunk: Uint8Array): void;
+  line(): string | null;
+} {
+  let tail = new Uint8Array(0);
+  return {
+    push(chunk) {
+      if (chunk.byteLength >= TAIL_BYTES) {
+        tail = chunk.slice(chunk.byteLength - TAIL_BYTES);
+        return;
+      }
+      const keep = Math.min(tail.byteLength, TAIL_BYTES - chunk.byteLength);
+      const next = new Uint8Array(keep + chunk.byteLength);
+      next.set(tail.subarray(tail.byteLength - keep));
+      next.set(chunk, keep);
+      tail = next;
+    },
+    line() {
+      // Progress output rewrites a line with \r: the text after the last \r is what shows.
+      const lines = new TextDecoder().decode(tail).split(/[\r\n]+/);
+      for (let index = lines.length - 1; index >= 0; index -= 1) {
+        const line = lines[index]?.trim();
+        if (line) return line.length > MAX_LINE_CHARS ? line.slice(-MAX_LINE_CHARS) : line;
+      }
+      return null;
+    },
+  };
+}
+
+/** Why an execution never started: cancelled while it waited, or it could not be started. */
+export type NotRun = { reason: "cancelled" } | { reason: "not_started"; detail: string };
+
+/** The result of an execution that never started. */
+export function notRunResult(durationMs: number, notRun: NotRun): ExecutionResult {
+  return {
+    exit_code: null,
+    stop_reason: notRun.reason,
+    stop_detail: notRun.reason === "not_started" ? notRun.detail : null,
+    stdout: "",
+    stderr: "",
+    duration_ms: durationMs,
+    parsed_json: null,
+    timed_out: false,
+    cancelled: notRun.reason === "cancelled",
+    stdout_truncated: false,
+    stderr_truncated: false,
+    restart_required: false,
+    killed: false,
+  };
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { redactSecrets } from "../catalog/redact-secrets.ts";
-import { pythonScriptEnv } from "../execute/python-script-env.ts";
+import { pythonScriptEnv } from "../execute/launch.ts";
 import { runProcess } from "../execute/run-process.ts";
 import { type CallFacts, CallFactsSchema } from "./call-facts.ts";
 import factsSource from "./find-call-facts.py" with { type: "text" };

@@ -1,5 +1,5 @@
-import { invalidOption } from "../config/invalid-option.ts";
-import type { StartupOption } from "../config/startup-option.ts";
+import type { StartupOption } from "../config/config-types.ts";
+import { invalidOption } from "../errors.ts";
 import { parseToolList } from "./select-tools.ts";
 
 /** Every startup option of the policy stage, in the order `--help` shows them. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
-import { isJsonObject } from "../is-json-object.ts";
+import { isJsonObject } from "../values.ts";
 import { buildArgv, paramTokens } from "./build-argv.ts";
 import type { ToolSchema } from "./build-input-schema.ts";
 import { preParsedOption } from "./pre-parsed-option.ts";

@@ -216,3 +216,11 @@ export function buildToolRegistry(
   const { tools: entries, unmatched } = selectTools(candidates, options);
   return { entries, unmatched, glossary };
 }
+
+/**
+ * The listed tools' definitions, as `tools/list` answers them; a generated tool's definition is
+ * built on first read.
+ */
+export function toolDefinitions(entries: readonly ToolEntry[]): Tool[] {
+  return entries.map((entry) => entry.definition);
+}

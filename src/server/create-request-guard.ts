@@ -1,5 +1,5 @@
-import type { HttpListen } from "../config.ts";
-import { jsonRpcError } from "./http-json-error.ts";
+import type { HttpListen } from "../config/config-types.ts";
+import { jsonRpcError } from "./http-sessions.ts";
 
 /** The one path that serves MCP. */
 export const MCP_HTTP_PATH = "/mcp";

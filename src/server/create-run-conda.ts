@@ -1,7 +1,6 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
 import { ExecutionQueue } from "../execute/execution-queue.ts";
-import { notRunResult } from "../execute/not-run-result.ts";
-import { runProcess } from "../execute/run-process.ts";
+import { notRunResult, runProcess } from "../execute/run-process.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import type { RunConda } from "./server-deps.ts";
 

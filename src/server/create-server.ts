@@ -9,14 +9,15 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CAPABILITIES_URI } from "./build-capabilities.ts";
+import { toolDefinitions } from "./build-tool-registry.ts";
 import { createCallTool, errorResult } from "./call-tool.ts";
-import { lazyJsonSchemaValidator } from "./lazy-json-schema-validator.ts";
 import { rehearseAnswer } from "./rehearse-answer.ts";
 import type { ServerDeps } from "./server-deps.ts";
 import { serverIdentity } from "./server-identity.ts";
 import type { WaitingCalls } from "./start-waiting-calls.ts";
-import { toolDefinitions } from "./tool-definitions.ts";
 
 const CAPABILITIES_RESOURCE = {
   uri: CAPABILITIES_URI,
@@ -89,4 +90,21 @@ export function createServer(deps: ServerDeps, waiting: WaitingCalls | null = nu
   });
 
   return server;
+}
+
+/**
+ * The JSON Schema validator a `Server` is given: the SDK's Ajv one, built on first use. The SDK
+ * checks only elicitation answers with it, which this server never asks for, and building Ajv
+ * takes about 4 ms of every server (one per HTTP session) before its first answer.
+ */
+export function lazyJsonSchemaValidator(
+  create: () => jsonSchemaValidator = () => new AjvJsonSchemaValidator(),
+): jsonSchemaValidator {
+  let built: jsonSchemaValidator | null = null;
+  return {
+    getValidator: (schema) => {
+      built ??= create();
+      return built.getValidator(schema);
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { isJsonObject } from "../is-json-object.ts";
 import {
   advertisedJsonSchema,
   MAX_ARRAY_ITEMS,
@@ -10,6 +9,7 @@ import {
 } from "../schema/build-input-schema.ts";
 import { toolJsonSchema } from "../schema/tool-json-schema.ts";
 import { type ArgumentIssue, fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
+import { isJsonObject } from "../values.ts";
 
 /** Name of the raw command-line tool. */
 export const EXECUTE_TOOL_NAME = "conda_execute";

@@ -1,6 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { jsonRpcError } from "./http-json-error.ts";
 
 /** Most MCP sessions kept at once; to make room, the least recently used idle one is closed. */
 export const MAX_HTTP_SESSIONS = 32;
@@ -174,4 +173,16 @@ export class HttpSessions {
       },
     });
   }
+}
+
+/** A JSON-RPC error as an HTTP response, for refusals made before any MCP session answers. */
+export function jsonRpcError(
+  status: number,
+  message: string,
+  options: { code?: number; headers?: Record<string, string> } = {},
+): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: options.code ?? -32000, message }, id: null }),
+    { status, headers: { "Content-Type": "application/json", ...options.headers } },
+  );
 }

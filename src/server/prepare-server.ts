@@ -1,16 +1,15 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog } from "../catalog/catalog-types.ts";
-import { credentialValues } from "../catalog/credential-values.ts";
+import { credentialValues } from "../catalog/redact-secrets.ts";
 import { locateManifest } from "../completion/locate-manifest.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
+import type { DiscoveredConda, Installation } from "../discover/discover.ts";
 import { CondaMcpError } from "../errors.ts";
-import type { DiscoveredConda, Installation } from "../installation.ts";
 import type { ExecutionResult } from "../result/execution-result.ts";
 import { buildCapabilities } from "./build-capabilities.ts";
 import { buildToolRegistry, type ToolEntry } from "./build-tool-registry.ts";
 import { CLI_COMMAND_DEFINITION, createCliCommandHandler } from "./create-cli-command-handler.ts";
-import type { ExecutionEvent } from "./create-run-conda.ts";
-import { createRunConda, ROLLBACK_GRACE_MS } from "./create-run-conda.ts";
+import { createRunConda, type ExecutionEvent, ROLLBACK_GRACE_MS } from "./create-run-conda.ts";
 import { createExecuteTool } from "./execute-tool.ts";
 import type { ServerDeps } from "./server-deps.ts";
 

@@ -1,11 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { checkClientMessage } from "../check-client-message.ts";
-import type { HttpListen } from "../config.ts";
+import type { HttpListen } from "../config/config-types.ts";
 import { CondaMcpError } from "../errors.ts";
+import { checkClientMessage } from "../stdio/check-client-message.ts";
 import { createRequestGuard, MCP_HTTP_PATH } from "./create-request-guard.ts";
-import { jsonRpcError } from "./http-json-error.ts";
-import { type HttpMessage, HttpSessions } from "./http-sessions.ts";
+import { type HttpMessage, HttpSessions, jsonRpcError } from "./http-sessions.ts";
 
 /** What {@link serveHttp} needs: where to listen, the token's source, and a server per session. */
 export interface ServeHttpOptions {

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
 import { LineReader } from "../stdio/line-reader.ts";
 import { type LineOutput, stdoutOutput } from "../stdio/stdout-output.ts";
 import type { Handover } from "../warm-start/answer-handshake.ts";

@@ -1,7 +1,7 @@
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
-import { isJsonObject } from "../is-json-object.ts";
 import type { InputLine } from "../stdio/line-reader.ts";
 import { parseInputLine } from "../stdio/parse-input-line.ts";
+import { isJsonObject } from "../values.ts";
 import {
   cancelledRequestId,
   type PlainToolsCall,

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
 import { findConda } from "../discover/find-conda.ts";
 
 /** How this process was started, which decides the command a client should run. */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
 import type { SetupClient, SetupScope } from "./setup-clients.ts";
 
 type PlatformPath = typeof path.posix;

@@ -1,5 +1,5 @@
 import { CondaMcpError } from "../errors.ts";
-import { isJsonObject } from "../is-json-object.ts";
+import { isJsonObject } from "../values.ts";
 import { findJsoncSyntax } from "./find-jsonc-syntax.ts";
 import type { ClientFile } from "./locate-client-file.ts";
 import { type JsonSpan, scanJson } from "./scan-json.ts";

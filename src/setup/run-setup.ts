@@ -1,10 +1,10 @@
 import { mkdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Config } from "../config.ts";
-import { errorCode } from "../error-code.ts";
+import type { Config } from "../config/config-types.ts";
+import { writeFileAtomic } from "../discover/write-cache-file.ts";
 import { CondaMcpError } from "../errors.ts";
+import { errorCode } from "../values.ts";
 import { writeAll } from "../write-all.ts";
-import { writeFileAtomic } from "../write-file-atomic.ts";
 import { chooseServerCommand, type LaunchFacts } from "./choose-server-command.ts";
 import { locateClientFile } from "./locate-client-file.ts";
 import { mergeServerEntry } from "./merge-server-entry.ts";

@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { errorCode } from "../error-code.ts";
+import { errorCode } from "../values.ts";
 
 /** `20260801T101502Z`: the moment in UTC, to the second, in a form every file system takes. */
 function stamp(now: Date): string {

@@ -5,7 +5,7 @@ import {
   checkClientMessage,
   type ErrorReply,
   errorReply,
-} from "../check-client-message.ts";
+} from "./check-client-message.ts";
 import type { InputLine, LineConsumer, LineReader } from "./line-reader.ts";
 import type { LineOutput } from "./stdout-output.ts";
 

@@ -1,6 +1,6 @@
+import { toolDefinitions } from "../server/build-tool-registry.ts";
 import type { ServerDeps } from "../server/server-deps.ts";
 import { serverIdentity } from "../server/server-identity.ts";
-import { toolDefinitions } from "../server/tool-definitions.ts";
 import type { HandshakeAnswers } from "./answer-handshake.ts";
 import { PROTOCOL_VERSIONS } from "./handshake-shapes.ts";
 

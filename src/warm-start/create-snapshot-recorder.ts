@@ -1,5 +1,5 @@
 import type { Catalog } from "../catalog/catalog-types.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config-types.ts";
 import type { Discovery } from "../discover/discover.ts";
 import type { TransportObserver } from "../stdio/stdio-line-transport.ts";
 import { type AnsweredEarly, recordHandshake } from "./record-handshake.ts";

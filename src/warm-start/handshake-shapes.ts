@@ -1,6 +1,6 @@
-import { isJsonObject } from "../is-json-object.ts";
 import type { InputLine } from "../stdio/line-reader.ts";
 import { parseInputLine } from "../stdio/parse-input-line.ts";
+import { isJsonObject } from "../values.ts";
 
 /** A request id as JSON-RPC carries it. */
 export type RequestId = string | number;

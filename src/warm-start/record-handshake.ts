@@ -1,4 +1,4 @@
-import { isJsonObject } from "../is-json-object.ts";
+import { isJsonObject } from "../values.ts";
 import { plainInitialize, plainToolsList, type RequestId } from "./handshake-shapes.ts";
 
 /** The server's own answers to one plain handshake, as JSON text. */

@@ -1,8 +1,8 @@
-import { createStreamedCatalog } from "../catalog/create-streamed-catalog.ts";
-import { credentialValues } from "../catalog/credential-values.ts";
-import type { Config } from "../config.ts";
-import { createDocumentReader } from "../discover/create-document-reader.ts";
-import { discoveredConda } from "../discover/discovered-conda.ts";
+import { createStreamedCatalog } from "../catalog/build-catalog.ts";
+import { credentialValues } from "../catalog/redact-secrets.ts";
+import type { Config } from "../config/config-types.ts";
+import { discoveredConda } from "../discover/discover.ts";
+import { createDocumentReader } from "../discover/introspect.ts";
 import { prepareServer } from "../server/prepare-server.ts";
 import { composeHandshake } from "./compose-handshake.ts";
 import { PROTOCOL_VERSIONS } from "./handshake-shapes.ts";

@@ -1,21 +1,27 @@
 import path from "node:path";
 import * as v from "valibot";
 import type { Catalog } from "../catalog/catalog-types.ts";
-import { credentialValues } from "../catalog/credential-values.ts";
-import type { Config } from "../config.ts";
-import { type CacheStamp, cacheStampSchema, stampProblem } from "../discover/cache-stamp.ts";
-import { type CatalogCacheOptions, catalogCacheKey } from "../discover/catalog-cache-key.ts";
+import { credentialValues } from "../catalog/redact-secrets.ts";
+import type { Config } from "../config/config-types.ts";
+import {
+  decodeUtf8,
+  markCacheFileUsed,
+  readPrivateFile,
+  splitLines,
+  userCacheDir,
+} from "../discover/cache-file.ts";
+import {
+  type CacheStamp,
+  type CatalogCacheOptions,
+  cacheStampSchema,
+  catalogCacheKey,
+  ENTRY_KIND,
+  stampProblem,
+} from "../discover/cache-key.ts";
 import { fileIdentity } from "../discover/compute-fingerprint.ts";
-import { decodeUtf8 } from "../discover/decode-utf8.ts";
 import type { FoundConda } from "../discover/discover.ts";
-import { ENTRY_KIND } from "../discover/entry-kind.ts";
 import { findConda } from "../discover/find-conda.ts";
-import { markCacheFileUsed } from "../discover/mark-cache-file-used.ts";
-import { readPrivateFile } from "../discover/read-private-file.ts";
-import { splitLines } from "../discover/split-lines.ts";
-import { userCacheDir } from "../discover/user-cache-dir.ts";
-import { errorCode } from "../error-code.ts";
-import { sha256Hex } from "../sha256-hex.ts";
+import { errorCode, sha256Hex } from "../values.ts";
 import type { HandshakeAnswers } from "./answer-handshake.ts";
 
 /**

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { writePrivateFile } from "../discover/write-private-file.ts";
-import { errorCode } from "../error-code.ts";
+import { writePrivateFile } from "../discover/write-cache-file.ts";
+import { errorCode } from "../values.ts";
 import {
   answersDigest,
   SNAPSHOT_FORMAT,

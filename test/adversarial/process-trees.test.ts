@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
+import { isGroupAlive } from "../../src/execute/run-process.ts";
 import {
   isGone,
   killAll,

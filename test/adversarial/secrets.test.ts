@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import { credentialValues } from "../../src/catalog/credential-values.ts";
+import { credentialValues } from "../../src/catalog/redact-secrets.ts";
 import type { RawAction, RawParser } from "../../src/introspection-payload.ts";
-import { buildInputSchema } from "../support/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
 import { buildCapabilities } from "../../src/server/build-capabilities.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 import { initializeLine, spawnRawServer } from "../support/spawn-raw-server.ts";

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildCatalog } from "../../src/catalog/build-catalog.ts";
+import { buildCatalog, createStreamedCatalog } from "../../src/catalog/build-catalog.ts";
 import type { Catalog } from "../../src/catalog/catalog-types.ts";
-import { createStreamedCatalog } from "../../src/catalog/create-streamed-catalog.ts";
-import { credentialValues } from "../../src/catalog/credential-values.ts";
+import { credentialValues } from "../../src/catalog/redact-secrets.ts";
+import { resolvePython } from "../../src/discover/resolve-python.ts";
 import { expandDocument } from "../support/expand-document.ts";
 import { introspectPython } from "../support/introspect-python.ts";
-import { resolvePython } from "../../src/discover/resolve-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { describeRealConda, REAL_CONDA } from "../support/real-conda.ts";
 

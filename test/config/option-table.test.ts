@@ -1,7 +1,6 @@
 import { expect, test } from "bun:test";
-import { COMMANDS } from "../../src/config/commands.ts";
-import { OPTION_TABLE } from "../../src/config/option-table.ts";
-import { OPTION_HELP, parseConfig, usage } from "../../src/config.ts";
+import { COMMANDS, OPTION_TABLE } from "../../src/config/option-table.ts";
+import { OPTION_HELP, parseConfig, usage } from "../../src/config/parse-config.ts";
 
 const host = { env: {}, platform: "linux" as const, home: "/home/u", cwd: "/work" };
 

@@ -17,7 +17,7 @@ import {
 import { join } from "node:path";
 import { type Entry, MAX_CATALOG_CACHE_BYTES } from "../../src/discover/catalog-cache.ts";
 import { type DiscoverOptions, type Discovery, discover } from "../../src/discover/discover.ts";
-import { entryText } from "../../src/discover/entry-text.ts";
+import { entryText } from "../../src/discover/write-cache-file.ts";
 import { countPythonRuns, writeCountingInterpreter } from "../support/count-python-runs.ts";
 import {
   type FixtureConda,

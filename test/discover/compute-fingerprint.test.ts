@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { computeFingerprint, watchFingerprint } from "../../src/discover/compute-fingerprint.ts";
-import { scanCondaEntryPoints } from "../../src/discover/scan-conda-entry-points.ts";
+import {
+  computeFingerprint,
+  scanCondaEntryPoints,
+  watchFingerprint,
+} from "../../src/discover/compute-fingerprint.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 
 let fixture: FixtureConda;

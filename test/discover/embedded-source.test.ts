@@ -2,10 +2,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { INTROSPECT_SOURCE } from "../../src/discover/introspect-source.ts";
+import { INTROSPECT_SOURCE } from "../../src/discover/start-introspection.ts";
 import { runProgram } from "../support/run-program.ts";
 
-const INTROSPECT_TS = join(import.meta.dir, "..", "..", "src", "discover", "introspect-source.ts");
+const INTROSPECT_TS = join(
+  import.meta.dir,
+  "..",
+  "..",
+  "src",
+  "discover",
+  "start-introspection.ts",
+);
 const BUN = process.execPath;
 let dir: string;
 

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as v from "valibot";
-import { describeFirstIssue } from "../../src/describe-first-issue.ts";
-import { expandDocument } from "../support/expand-document.ts";
-import { introspectPython } from "../support/introspect-python.ts";
 import {
+  describeFirstIssue,
   type IndexedParser,
   type IntrospectionDocument,
   introspectionDocumentSchema,
   type RawParser,
 } from "../../src/introspection-payload.ts";
+import { expandDocument } from "../support/expand-document.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 
 let fixture: FixtureConda;

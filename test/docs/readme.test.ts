@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OPTION_TABLE } from "../../src/config/option-table.ts";
-import { parseConfig } from "../../src/config.ts";
+import { parseConfig } from "../../src/config/parse-config.ts";
 import { makeFixtureConda } from "../support/make-fixture-conda.ts";
 
 const REPO = join(import.meta.dir, "..", "..");

@@ -2,7 +2,13 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunOptions, type RunRequest, runProcess } from "../../src/execute/run-process.ts";
+import {
+  createLastLineTracker,
+  isGroupAlive,
+  type RunOptions,
+  type RunRequest,
+  runProcess,
+} from "../../src/execute/run-process.ts";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
 import {
   deadline,
@@ -290,4 +296,48 @@ describe("timeout and cancellation", () => {
     expect(controller.signal.aborted).toBe(true);
     expect(result).toMatchObject({ exit_code: null, timed_out: true, cancelled: false });
   });
+});
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+test.each([
+  [[], null],
+  [["first\nsecond\n"], "second"],
+  [["first\nsec", "ond"], "second"],
+  [["Solving: 10%\rSolving: 90%\r"], "Solving: 90%"],
+  [["line\n\n  \n"], "line"],
+  [["old\n", "x".repeat(5000), "\nnewest line  \n"], "newest line"],
+])("the last line of %j is %j", (chunks, expected) => {
+  const tracker = createLastLineTracker();
+  for (const chunk of chunks) tracker.push(encode(chunk));
+  expect(tracker.line()).toBe(expected);
+});
+
+test("a very long last line is cut to its end", () => {
+  const tracker = createLastLineTracker();
+  tracker.push(encode(`${"a".repeat(1000)}END\n`));
+  const line = tracker.line() ?? "";
+  expect(line.length).toBe(200);
+  expect(line.endsWith("END")).toBe(true);
+});
+
+test("a process group is alive while a member runs and gone once all are killed", async () => {
+  const child = Bun.spawn({
+    cmd: [fixture("forever")],
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
+  try {
+    expect(isGroupAlive(child.pid, process.platform)).toBe(true);
+  } finally {
+    process.kill(-child.pid, "SIGKILL");
+  }
+  await deadline(child.exited, 10_000, "killed forever");
+  await waitUntil(() => !isGroupAlive(child.pid, process.platform), 10_000, "group gone");
+});
+
+test("Windows has no process groups: the answer is the conservative true", () => {
+  expect(isGroupAlive(1, "win32")).toBe(true);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { credentialValues } from "../../src/catalog/credential-values.ts";
+import { credentialValues } from "../../src/catalog/redact-secrets.ts";
 import type { CallFacts, TargetFacts } from "../../src/policy/call-facts.ts";
 import { findCallFacts } from "../../src/policy/find-call-facts.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";

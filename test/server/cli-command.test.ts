@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pack } from "msgpackr/pack";
 import { pluginHash } from "../../src/completion/plugin-hash.ts";
-import { scanCondaEntryPoints } from "../../src/discover/scan-conda-entry-points.ts";
+import { scanCondaEntryPoints } from "../../src/discover/compute-fingerprint.ts";
 import { exampleManifest } from "../completion/manifest-fixture.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer } from "../support/start-server.ts";

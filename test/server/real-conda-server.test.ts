@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { isGroupAlive } from "../../src/execute/is-group-alive.ts";
+import { isGroupAlive } from "../../src/execute/run-process.ts";
 import type { ExecutionResult } from "../../src/result/execution-result.ts";
 import {
   isGone,

@@ -16,8 +16,8 @@ mock.module("../../src/server/rehearse-answer.ts", () => ({
   },
 }));
 
-const { parseConfig } = await import("../../src/config.ts");
-const { discoverCatalog } = await import("../../src/discover-catalog.ts");
+const { parseConfig } = await import("../../src/config/parse-config.ts");
+const { discoverCatalog } = await import("../../src/catalog/discover-catalog.ts");
 const { createServer } = await import("../../src/server/create-server.ts");
 const { prepareServer } = await import("../../src/server/prepare-server.ts");
 

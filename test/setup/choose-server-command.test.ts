@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig } from "../../src/config.ts";
+import { parseConfig } from "../../src/config/parse-config.ts";
 import { chooseServerCommand } from "../../src/setup/choose-server-command.ts";
 
 let root: string;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import type { Config } from "../../src/config.ts";
+import type { Config } from "../../src/config/config-types.ts";
 import { locateClientFile } from "../../src/setup/locate-client-file.ts";
 import type { SetupClient } from "../../src/setup/setup-clients.ts";
 

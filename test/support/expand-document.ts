@@ -1,7 +1,7 @@
-import { expandParser } from "../../src/discover/expand-parser.ts";
-import type {
-  IntrospectionDocument,
-  IntrospectionResult,
+import {
+  expandParser,
+  type IntrospectionDocument,
+  type IntrospectionResult,
 } from "../../src/introspection-payload.ts";
 
 /**

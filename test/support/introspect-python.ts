@@ -2,7 +2,7 @@ import { type IntrospectOptions, introspect } from "../../src/discover/introspec
 import {
   type SpawnIntrospectionOptions,
   spawnIntrospection,
-} from "../../src/discover/spawn-introspection.ts";
+} from "../../src/discover/start-introspection.ts";
 import type { IntrospectionDocument } from "../../src/introspection-payload.ts";
 
 /** Spawns introspect.py under `python` and reads its document, as a start does in two steps. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { pythonScriptEnv } from "../../src/execute/python-script-env.ts";
+import { pythonScriptEnv } from "../../src/execute/launch.ts";
 import { runProgram } from "./run-program.ts";
 
 /** How the target's parser took one argv (see parse-with-target.py for the value encoding). */

@@ -1,4 +1,4 @@
-import { definedEnv } from "../../src/execute/defined-env.ts";
+import { definedEnv } from "../../src/execute/launch.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
 
 /** What a program a test ran printed, and how it ended. */

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { parseConfig } from "../../src/config.ts";
-import { discoverCatalog } from "../../src/discover-catalog.ts";
+import { discoverCatalog } from "../../src/catalog/discover-catalog.ts";
+import { parseConfig } from "../../src/config/parse-config.ts";
 import { createServer } from "../../src/server/create-server.ts";
 import { prepareServer } from "../../src/server/prepare-server.ts";
 import type { ServerDeps } from "../../src/server/server-deps.ts";

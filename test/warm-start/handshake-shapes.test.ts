@@ -6,7 +6,7 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
-import { checkClientMessage } from "../../src/check-client-message.ts";
+import { checkClientMessage } from "../../src/stdio/check-client-message.ts";
 import {
   isPlainInitialized,
   plainInitialize,

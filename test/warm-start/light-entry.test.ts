@@ -60,11 +60,11 @@ describe("the program's entry", () => {
   test("reads the snapshot without node:fs/promises, the introspection script or its schemas", () => {
     const closure = staticClosure(join(SRC, "main.ts"));
     const files = [...closure.keys()].map((file) => file.slice(SRC.length + 1));
-    expect(files.filter((f) => /introspect-source|introspection-payload/.test(f))).toEqual([]);
+    expect(files.filter((f) => /start-introspection|introspection-payload/.test(f))).toEqual([]);
     const builtins = new Set([...closure.values()].flat().filter((s) => s.startsWith("node:")));
     expect([...builtins].sort()).toEqual(["node:fs", "node:os", "node:path"]);
-    // The introspection script's digest, which names the snapshot, is written in entry-kind.ts.
-    expect(files).toContain("discover/entry-kind.ts");
+    // The introspection script's digest, which names the snapshot, is written in cache-key.ts.
+    expect(files).toContain("discover/cache-key.ts");
   });
 });
 
@@ -125,7 +125,7 @@ describe("a warm start's first call", () => {
       [...staticClosure(join(SRC, way)).keys()].map((file) => file.slice(SRC.length + 1)),
     );
     const unused =
-      /write-(private|catalog|startup)|rehearse|recorder|introspect-source|find-call-facts/;
+      /write-(cache-file|startup)|rehearse|recorder|start-introspection|find-call-facts/;
     expect([...new Set(loaded.filter((file) => unused.test(file)))]).toEqual([]);
     // conda-completion's manifest reader (msgpack, node:fs/promises, the manifest's schema)
     // loads with the first conda_cli_command call: about 3 ms of every other first call.
