@@ -9,9 +9,8 @@ import { catalogEntryName } from "./discover/cache-file.ts";
 import { findConda } from "./discover/find-conda.ts";
 import type { StartedIntrospection } from "./discover/start-introspection.ts";
 import { CondaMcpError } from "./errors.ts";
-import { interpretZodSchemas } from "./interpret-zod-schemas.ts";
 import { LineReader } from "./stdio/line-reader.ts";
-import { stdoutOutput } from "./stdio/stdout-output.ts";
+import { stdoutOutput, writeAll } from "./stdio/stdout-output.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import {
   readStartupSnapshot,
@@ -19,14 +18,11 @@ import {
   snapshotAnswers,
   snapshotPlace,
 } from "./warm-start/startup-snapshot.ts";
-import { writeAll } from "./write-all.ts";
 
 // Only light modules are imported above: the MCP SDK, valibot and the catalog are loaded by
 // run.ts, after a warm start has answered the handshake (test/warm-start checks this).
 
 const VERSION: string = packageJson.version;
-
-interpretZodSchemas();
 
 function log(line: string): void {
   process.stderr.write(`conda-mcp: ${line}\n`);

@@ -5,13 +5,11 @@ import { formatCatalog } from "./catalog/format-catalog.ts";
 import type { Config } from "./config/config-types.ts";
 import type { Discovery, FoundConda } from "./discover/discover.ts";
 import type { StartedIntrospection } from "./discover/start-introspection.ts";
-import type { LineReader } from "./stdio/line-reader.ts";
-import type { LineOutput } from "./stdio/stdout-output.ts";
-import { waitForLine } from "./stdio/wait-for-line.ts";
+import { type LineReader, waitForLine } from "./stdio/line-reader.ts";
+import { type LineOutput, writeAll } from "./stdio/stdout-output.ts";
 import { answerHandshake, type Handover } from "./warm-start/answer-handshake.ts";
 import { opensPlainHandshake } from "./warm-start/handshake-shapes.ts";
 import type { RecordedCatalog } from "./warm-start/startup-snapshot.ts";
-import { writeAll } from "./write-all.ts";
 
 // How long a start that answered the tool list itself waits for the client's first call before
 // loading the MCP SDK (which then delays a line that comes later by the SDK's load).
@@ -36,12 +34,28 @@ interface RunInput {
 }
 
 /**
+ * Makes zod interpret the MCP SDK's schemas instead of compiling each one, with `new Function`,
+ * on its first parse: 1 to 3 ms for each kind of message, all of them on the way to the first
+ * answers the SDK gives. Interpreted, a first parse takes a fraction of that and every later one
+ * stays far under a millisecond for messages of MCP's size. zod reads its configuration from
+ * this global (shared by every copy of zod) when a schema is built, so this runs before the SDK
+ * loads; run() calls it first, a host embedding the library keeps its own setting.
+ */
+export function interpretZodSchemas(): void {
+  const holder = globalThis as { __zod_globalConfig?: Record<string, unknown> };
+  // In place: a zod already loaded keeps the object it found there.
+  holder.__zod_globalConfig ??= {};
+  holder.__zod_globalConfig.jitless = true;
+}
+
+/**
  * The full start-up: discover conda (from the catalog cache when it still holds), build the
  * catalog, then print it (`catalog`) or serve it. On stdio the handshake is answered before the
  * MCP SDK loads: by the start-up answerer from the snapshot (`handover`), else from this
  * catalog; the full server then takes over.
  */
 export async function run(input: RunInput): Promise<void> {
+  interpretZodSchemas();
   const { config, log } = input;
   let pythonStarted = () => {};
   const started = new Promise<void>((resolve) => {

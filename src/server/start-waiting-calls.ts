@@ -1,6 +1,5 @@
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
-import type { InputLine } from "../stdio/line-reader.ts";
-import { parseInputLine } from "../stdio/parse-input-line.ts";
+import { type InputLine, parseInputLine } from "../stdio/line-reader.ts";
 import { isJsonObject } from "../values.ts";
 import {
   cancelledRequestId,

@@ -1,5 +1,4 @@
-import type { InputLine, LineReader } from "../stdio/line-reader.ts";
-import { parseInputLine } from "../stdio/parse-input-line.ts";
+import { type InputLine, type LineReader, parseInputLine } from "../stdio/line-reader.ts";
 import type { LineOutput } from "../stdio/stdout-output.ts";
 import { isPlainInitialized, plainInitialize, plainToolsList } from "./handshake-shapes.ts";
 import type { AnsweredEarly } from "./record-handshake.ts";

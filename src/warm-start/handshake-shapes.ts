@@ -1,5 +1,4 @@
-import type { InputLine } from "../stdio/line-reader.ts";
-import { parseInputLine } from "../stdio/parse-input-line.ts";
+import { type InputLine, parseInputLine } from "../stdio/line-reader.ts";
 import { isJsonObject } from "../values.ts";
 
 /** A request id as JSON-RPC carries it. */

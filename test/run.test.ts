@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runProgram } from "./support/run-program.ts";
 
-const ENTRY = join(import.meta.dir, "..", "src", "interpret-zod-schemas.ts");
+const ENTRY = join(import.meta.dir, "..", "src", "run.ts");
 
 /** Runs a script in a fresh bun (this process may have built the SDK's schemas already). */
 const runBun = (script: string) =>
