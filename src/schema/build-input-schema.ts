@@ -7,6 +7,7 @@ import type {
   ParamShape,
   ValueSpec,
 } from "../catalog/catalog-types.ts";
+import { CondaMcpError } from "../errors.ts";
 import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
 import { toolJsonSchema } from "./tool-json-schema.ts";
@@ -288,7 +289,10 @@ function advertisedAction(
           : withoutPattern;
       }
       case "max_code_points": {
-        if (detail === "full") return { ...jsonSchema, maxLength: MAX_STRING_LENGTH };
+        // JSON Schema's maxLength counts code points, as this action does. Compact leaves out
+        // only the server-wide cap; a bound of one parameter's own (a path's) is shown.
+        if (detail === "full" || action.requirement !== MAX_STRING_LENGTH)
+          return { ...jsonSchema, maxLength: action.requirement as number };
         const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
         return withoutMaxLength;
       }
@@ -303,6 +307,13 @@ function advertisedAction(
           ? withoutItemBounds(jsonSchema)
           : undefined;
       case "max_length":
+        // valibot counts a string's UTF-16 code units, JSON Schema its code points: a string
+        // of emoji could pass the advertised maxLength and fail the server's check.
+        if (jsonSchema.type === "string")
+          throw new CondaMcpError(
+            "a string's length is bounded with v.maxCodePoints, never v.maxLength",
+            "INTERNAL",
+          );
         // The server's cap on list sizes, not a fact about conda.
         return detail === "compact" && action.requirement === MAX_ARRAY_ITEMS
           ? withoutItemBounds(jsonSchema)
