@@ -8,6 +8,7 @@ import type {
   ValueSpec,
 } from "../catalog/catalog-types.ts";
 import { CondaMcpError } from "../errors.ts";
+import type { RawPreParser } from "../introspection-payload.ts";
 import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
 import { toolJsonSchema } from "./tool-json-schema.ts";
@@ -202,6 +203,12 @@ function conflictsOf(
   return [...own, ...partners.map((p) => p.name)].filter((name) => name !== param.name);
 }
 
+/** What a passthrough refuses for conda's global pre-parser (see preParsedIssues), at any detail. */
+function preParsedRefusal(preParser: RawPreParser): string {
+  const options = preParser.option_strings.join(", ");
+  return `conda itself reads ${options} (with their prefixes and clusters): such items are refused before a '--' item.`;
+}
+
 /** The client-facing explanation of one parameter at a detail (see SchemaDetail). */
 export function describeParam(
   param: Param,
@@ -225,8 +232,7 @@ export function describeParam(
       parts.push(
         shape.greedy ? "Passed on unchanged." : "Passed on unchanged; first item not '-'.",
       );
-      if (shape.preParser)
-        parts.push("Items conda takes as its global options are refused before a '--' item.");
+      if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
     }
     return [...parts, conflicts].filter((p) => p !== "").join(" ");
   }
@@ -252,10 +258,7 @@ export function describeParam(
           ? "Passed unchanged after all options and a '--'; the first item must not start with '-'."
           : "Passed unchanged after all options; the first item must not start with '-'.",
     );
-    if (shape.preParser)
-      parts.push(
-        `conda itself reads ${shape.preParser.option_strings.join(", ")} (and their abbreviations) anywhere before a '--' item, so such items are refused before one.`,
-      );
+    if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
   }
   if (conflicts) parts.push(conflicts);
   return parts.join(" ");
