@@ -19,7 +19,8 @@ import { type RunningServer, startServer, withDeadline } from "../support/start-
 // when the value at it draws no issue at its path and the value past it does.
 // Two plugins give the real conda passthroughs that cannot take a `--` (a greedy parser, a
 // REMAINDER list); they are written into its site-packages and removed again, so like
-// real-plugin-install.test.ts the passthrough test needs a conda built by the team's kit.
+// real-plugin-install.test.ts the passthrough test needs a conda built by the team's kit (or
+// CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL=1).
 
 const PLUGIN_MODULE = `import argparse
 
@@ -151,7 +152,8 @@ beforeAll(async () => {
     ) ?? "";
   allowed =
     sitePackages !== "" &&
-    existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit"));
+    (existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit")) ||
+      process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1");
   if (allowed) await writePlugin(sitePackages);
   const discovery = await discover({
     explicitPath: sandbox.condaExe,
