@@ -39,7 +39,7 @@ const CliCommandInputSchema = v.strictObject(
             v.pipe(
               v.string(WORD),
               v.minLength(1, WORD),
-              v.maxLength(MAX_COMMAND_WORD_LENGTH, WORD),
+              v.maxCodePoints(MAX_COMMAND_WORD_LENGTH, WORD),
             ),
             "an array of strings",
           ),

@@ -7,6 +7,8 @@ import type {
   ParamShape,
   ValueSpec,
 } from "../catalog/catalog-types.ts";
+import { CondaMcpError } from "../errors.ts";
+import type { RawPreParser } from "../introspection-payload.ts";
 import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
 import { toolJsonSchema } from "./tool-json-schema.ts";
@@ -201,6 +203,12 @@ function conflictsOf(
   return [...own, ...partners.map((p) => p.name)].filter((name) => name !== param.name);
 }
 
+/** What a passthrough refuses for conda's global pre-parser (see preParsedIssues), at any detail. */
+function preParsedRefusal(preParser: RawPreParser): string {
+  const options = preParser.option_strings.join(", ");
+  return `conda itself reads ${options} (with their prefixes and clusters): such items are refused before a '--' item.`;
+}
+
 /** The client-facing explanation of one parameter at a detail (see SchemaDetail). */
 export function describeParam(
   param: Param,
@@ -224,8 +232,7 @@ export function describeParam(
       parts.push(
         shape.greedy ? "Passed on unchanged." : "Passed on unchanged; first item not '-'.",
       );
-      if (shape.preParser)
-        parts.push("Items conda takes as its global options are refused before a '--' item.");
+      if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
     }
     return [...parts, conflicts].filter((p) => p !== "").join(" ");
   }
@@ -251,10 +258,7 @@ export function describeParam(
           ? "Passed unchanged after all options and a '--'; the first item must not start with '-'."
           : "Passed unchanged after all options; the first item must not start with '-'.",
     );
-    if (shape.preParser)
-      parts.push(
-        `conda itself reads ${shape.preParser.option_strings.join(", ")} (and their abbreviations) anywhere before a '--' item, so such items are refused before one.`,
-      );
+    if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
   }
   if (conflicts) parts.push(conflicts);
   return parts.join(" ");
@@ -288,7 +292,10 @@ function advertisedAction(
           : withoutPattern;
       }
       case "max_code_points": {
-        if (detail === "full") return { ...jsonSchema, maxLength: MAX_STRING_LENGTH };
+        // JSON Schema's maxLength counts code points, as this action does. Compact leaves out
+        // only the server-wide cap; a bound of one parameter's own (a path's) is shown.
+        if (detail === "full" || action.requirement !== MAX_STRING_LENGTH)
+          return { ...jsonSchema, maxLength: action.requirement as number };
         const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
         return withoutMaxLength;
       }
@@ -303,6 +310,13 @@ function advertisedAction(
           ? withoutItemBounds(jsonSchema)
           : undefined;
       case "max_length":
+        // valibot counts a string's UTF-16 code units, JSON Schema its code points: a string
+        // of emoji could pass the advertised maxLength and fail the server's check.
+        if (jsonSchema.type === "string")
+          throw new CondaMcpError(
+            "a string's length is bounded with v.maxCodePoints, never v.maxLength",
+            "INTERNAL",
+          );
         // The server's cap on list sizes, not a fact about conda.
         return detail === "compact" && action.requirement === MAX_ARRAY_ITEMS
           ? withoutItemBounds(jsonSchema)

@@ -39,7 +39,7 @@ function executeInputSchema(limits: ExecuteLimits) {
       stdin: v.optional(
         v.pipe(
           v.string("a string"),
-          v.maxLength(
+          v.maxCodePoints(
             limits.maxStdinBytes,
             `a string of at most ${limits.maxStdinBytes} characters`,
           ),

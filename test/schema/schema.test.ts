@@ -1,13 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import * as v from "valibot";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
 import { buildArgv } from "../../src/schema/build-argv.ts";
-import { MAX_STRING_LENGTH } from "../../src/schema/build-input-schema.ts";
-import { buildInputSchema } from "../support/build-input-schema.ts";
+import {
+  advertisedJsonSchema,
+  MAX_STRING_LENGTH,
+  wellFormedString,
+} from "../../src/schema/build-input-schema.ts";
 import { settingPartners } from "../../src/schema/setting-partners.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const catalog = buildCatalog((await loadReferenceTree()).tree);
@@ -270,6 +275,20 @@ describe("client-safe JSON Schema", () => {
       expect(text).not.toContain("NULL");
       expect(text).not.toContain("==SUPPRESS==");
     }
+  });
+
+  test("a string advertises its own bound, at both details, and only a bound in code points", () => {
+    const path = wellFormedString(4096, "a path");
+    expect(advertisedJsonSchema(path, "full")).toMatchObject({ maxLength: 4096 });
+    expect(advertisedJsonSchema(path, "compact")).toMatchObject({ maxLength: 4096 });
+    // The server-wide cap is left to the server's checks in compact definitions.
+    expect(
+      advertisedJsonSchema(wellFormedString(MAX_STRING_LENGTH, "a string"), "compact"),
+    ).not.toHaveProperty("maxLength");
+    // valibot's maxLength counts UTF-16 code units: advertised, it would claim 2x too many emoji.
+    expect(() => advertisedJsonSchema(v.pipe(v.string(), v.maxLength(10)), "full")).toThrow(
+      "v.maxCodePoints",
+    );
   });
 
   test("representative schemas stay as reviewed, at both details", () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { EXECUTION_RESULT_JSON_SCHEMA } from "../../src/result/execution-result-json-schema.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer } from "../support/start-server.ts";
-import { EXECUTION_RESULT_JSON_SCHEMA } from "../../src/result/execution-result-json-schema.ts";
 
 const SECRET_TOKEN = "tk-0123456789-SECRET";
 const SECRET_ENV = "hunter2-SECRET-ENV";
@@ -112,8 +112,12 @@ describe("tools/list", () => {
     expect(tool("conda_remove").description).toContain("conda uninstall");
   });
 
-  test("a greedy plugin takes one opaque args array", () => {
-    expect(Object.keys(tool("conda_greet").inputSchema.properties ?? {})).toEqual(["args"]);
+  test("a greedy plugin takes one opaque args array, which names the global options it refuses", () => {
+    const properties = tool("conda_greet").inputSchema.properties ?? {};
+    expect(Object.keys(properties)).toEqual(["args"]);
+    const { description } = properties.args as { description: string };
+    for (const option of ["--json", "--debug", "--trace", "--no-plugins"])
+      expect(description).toContain(option);
   });
 });
 
