@@ -1,7 +1,10 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { advertisedJsonSchema, type ToolInputJsonSchema } from "../schema/build-input-schema.ts";
-import { toolJsonSchema } from "../schema/tool-json-schema.ts";
+import {
+  advertisedJsonSchema,
+  type ToolInputJsonSchema,
+  toolJsonSchema,
+} from "../schema/build-input-schema.ts";
 import { fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 import { isJsonObject } from "../values.ts";
 import { compareVersions } from "./compare-versions.ts";

@@ -9,9 +9,7 @@ import type {
 } from "../catalog/catalog-types.ts";
 import { CondaMcpError } from "../errors.ts";
 import type { RawPreParser } from "../introspection-payload.ts";
-import { firstSentence } from "./first-sentence.ts";
 import { settingPartners } from "./setting-partners.ts";
-import { toolJsonSchema } from "./tool-json-schema.ts";
 
 /**
  * Longest accepted string value, in code points as JSON Schema's maxLength counts them. At four
@@ -450,4 +448,24 @@ export function buildInputJsonSchema(
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
   if (groupNotes.length > 0) jsonSchema.description = groupNotes.join(" ");
   return jsonSchema;
+}
+
+/**
+ * A converted valibot object schema as MCP's tools/list carries it: `properties` and `required`
+ * always present, no properties beyond those.
+ */
+export function toolJsonSchema(converted: Record<string, unknown>): ToolInputJsonSchema {
+  return {
+    ...converted,
+    type: "object",
+    properties: (converted.properties ?? {}) as Record<string, object>,
+    required: (converted.required ?? []) as string[],
+    additionalProperties: false,
+  };
+}
+
+/** The first sentence of a help text (an "e.g." or "i.e." does not end one). */
+export function firstSentence(text: string): string {
+  const end = text.search(/(?<!\b(?:e\.g|i\.e|etc|vs))[.!?](\s|$)/);
+  return end === -1 ? text.trim() : text.slice(0, end + 1).trim();
 }

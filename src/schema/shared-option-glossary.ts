@@ -1,5 +1,5 @@
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
-import { firstSentence } from "./first-sentence.ts";
+import { firstSentence } from "./build-input-schema.ts";
 
 /** Tools that must share an option, with the same help, before it is described only once. */
 const SHARED_BY = 3;

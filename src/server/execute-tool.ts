@@ -5,9 +5,9 @@ import {
   MAX_STRING_LENGTH,
   type SchemaDetail,
   type ToolInputJsonSchema,
+  toolJsonSchema,
   wellFormedString,
 } from "../schema/build-input-schema.ts";
-import { toolJsonSchema } from "../schema/tool-json-schema.ts";
 import { type ArgumentIssue, fallbackMessage, toArgumentIssues } from "../schema/validate-args.ts";
 import { isJsonObject } from "../values.ts";
 
