@@ -1,4 +1,8 @@
-import type { CommandClass } from "./command-class.ts";
+/** How much a conda call can do, from least to most powerful; each needs its own startup option. */
+export type CommandClass = "read" | "write" | "destructive" | "exec";
+
+/** Every class, least powerful first. */
+export const COMMAND_CLASSES: readonly CommandClass[] = ["read", "write", "destructive", "exec"];
 
 /** Startup switches that enable classes beyond `read`. */
 export interface PolicyOptions {
@@ -45,5 +49,26 @@ export function checkPolicy(cls: CommandClass, options: PolicyOptions): PolicyDe
   return {
     allowed: false,
     message: `This call ${CLASS_DESCRIPTIONS[cls]} (${cls}). Start conda-mcp with ${missing} to allow it.`,
+  };
+}
+
+/**
+ * Decides a `conda_execute` call: a raw command line always needs `--allow-exec`, and also the
+ * option of the class of the command it names (defense in depth). A refusal names every
+ * missing option at once.
+ */
+export function checkExecutePolicy(cls: CommandClass, options: PolicyOptions): PolicyDecision {
+  const missing = new Set<string>();
+  if (!options.allowExec) missing.add("--allow-exec");
+  const forClass = requiredOption(cls, options);
+  if (forClass !== null) missing.add(forClass);
+  if (missing.size === 0) return { allowed: true };
+  const what =
+    cls === "read" || cls === "exec"
+      ? `conda_execute runs a raw conda command line (exec)`
+      : `conda_execute runs a raw conda command line (exec), and this one ${CLASS_DESCRIPTIONS[cls]} (${cls})`;
+  return {
+    allowed: false,
+    message: `${what}. Start conda-mcp with ${[...missing].join(" and ")} to allow it.`,
   };
 }

@@ -1,4 +1,4 @@
-import type { CommandClass } from "./command-class.ts";
+import type { CommandClass } from "./check-policy.ts";
 import type { GuardName } from "./guard-call.ts";
 
 /** A call's values keyed by argparse dest (`dry_run`, `file`, `show`), only those it gives. */

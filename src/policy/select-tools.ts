@@ -1,4 +1,4 @@
-import type { CommandClass } from "./command-class.ts";
+import type { CommandClass } from "./check-policy.ts";
 
 /** A tool as the surface sees it. */
 export interface SelectableTool {

@@ -1,11 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Catalog, CatalogCommand } from "../catalog/catalog-types.ts";
-import type { CommandClass } from "../policy/command-class.ts";
+import type { CommandClass } from "../policy/check-policy.ts";
+import { lookupCommandPolicy, type ResolvedCommandPolicy } from "../policy/classify-call.ts";
 import type { ToolAnnotations } from "../policy/command-policies.ts";
-import {
-  lookupCommandPolicy,
-  type ResolvedCommandPolicy,
-} from "../policy/lookup-command-policy.ts";
 import { selectTools } from "../policy/select-tools.ts";
 import {
   COMPACT_EXECUTION_RESULT_JSON_SCHEMA,

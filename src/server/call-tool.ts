@@ -8,18 +8,24 @@ import type {
 import type { CatalogCommand } from "../catalog/catalog-types.ts";
 import type { Heartbeat } from "../execute/run-process.ts";
 import type { CallFacts } from "../policy/call-facts.ts";
-import { checkExecutePolicy } from "../policy/check-execute-policy.ts";
-import { checkPolicy, type PolicyDecision, type PolicyOptions } from "../policy/check-policy.ts";
-import { classifyCall } from "../policy/classify-call.ts";
-import { classifyFacts, type FindCommand } from "../policy/classify-facts.ts";
-import type { CommandClass } from "../policy/command-class.ts";
+import {
+  type CommandClass,
+  checkExecutePolicy,
+  checkPolicy,
+  type PolicyDecision,
+  type PolicyOptions,
+} from "../policy/check-policy.ts";
+import {
+  classifyCall,
+  classifyFacts,
+  type FindCommand,
+  needsGuard,
+  type ResolvedCommandPolicy,
+} from "../policy/classify-call.ts";
 import { guardCall } from "../policy/guard-call.ts";
-import type { ResolvedCommandPolicy } from "../policy/lookup-command-policy.ts";
-import { needsGuard } from "../policy/needs-guard.ts";
 import { renderToolResult } from "../result/render-tool-result.ts";
 import { buildArgv } from "../schema/build-argv.ts";
-import type { ArgumentIssue } from "../schema/validate-args.ts";
-import { validateArgs } from "../schema/validate-args.ts";
+import { type ArgumentIssue, validateArgs } from "../schema/validate-args.ts";
 import type { ToolEntry } from "./build-tool-registry.ts";
 import { EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 import type { Admission, ServerDeps } from "./server-deps.ts";

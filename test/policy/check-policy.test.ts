@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { checkExecutePolicy } from "../../src/policy/check-execute-policy.ts";
-import { checkPolicy, type PolicyOptions } from "../../src/policy/check-policy.ts";
-import { COMMAND_CLASSES, type CommandClass } from "../../src/policy/command-class.ts";
+import {
+  COMMAND_CLASSES,
+  type CommandClass,
+  checkExecutePolicy,
+  checkPolicy,
+  type PolicyOptions,
+} from "../../src/policy/check-policy.ts";
 
 const NONE: PolicyOptions = { allowWrite: false, allowDestructive: false, allowExec: false };
 const WRITE: PolicyOptions = { ...NONE, allowWrite: true };

@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { classifyCall } from "../../src/policy/classify-call.ts";
-import type { CommandClass } from "../../src/policy/command-class.ts";
+import type { CommandClass } from "../../src/policy/check-policy.ts";
+import { classifyCall, lookupCommandPolicy, needsGuard } from "../../src/policy/classify-call.ts";
 import type { CallValues } from "../../src/policy/command-policies.ts";
-import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";
 
 const cases: [string, CallValues, CommandClass][] = [
   // Plain calls get the reviewed class.
@@ -104,4 +103,16 @@ describe("classifyCall", () => {
   test.each(cases)("%s %j is %s", (path, args, expected) => {
     expect(classifyCall(lookupCommandPolicy(path.split(" ")), args)).toBe(expected);
   });
+});
+
+test("a guarded command's writes, destructions and dry runs pass its guard; its plain reads do not", () => {
+  const install = lookupCommandPolicy(["install"]);
+  expect(needsGuard(install, "write", {})).toBe(true);
+  expect(needsGuard(install, "destructive", { revision: 1 })).toBe(true);
+  // conda still deletes trash in the target before it looks at --dry-run.
+  expect(needsGuard(install, "read", { dry_run: true })).toBe(true);
+  expect(needsGuard(lookupCommandPolicy(["export"]), "read", {})).toBe(false);
+  // A command without a guard has nothing to check, whatever the call does.
+  expect(needsGuard(lookupCommandPolicy(["clean"]), "destructive", { all: true })).toBe(false);
+  expect(needsGuard(lookupCommandPolicy(["run"]), "exec", {})).toBe(false);
 });

@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { RawParser } from "../../src/introspection-payload.ts";
-import { classifyCall as classifyValues } from "../../src/policy/classify-call.ts";
+import {
+  classifyCall as classifyValues,
+  lookupCommandPolicy,
+} from "../../src/policy/classify-call.ts";
 import { BUILTIN_COMMAND_POLICIES } from "../../src/policy/command-policies.ts";
-import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const reference = await loadReferenceTree();

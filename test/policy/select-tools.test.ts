@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
-import { lookupCommandPolicy } from "../../src/policy/lookup-command-policy.ts";
+import { lookupCommandPolicy } from "../../src/policy/classify-call.ts";
 import { POLICY_STARTUP_OPTIONS } from "../../src/policy/policy-startup-options.ts";
 import {
   parseToolList,
