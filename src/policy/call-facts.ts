@@ -1,8 +1,11 @@
 import * as v from "valibot";
 
-const TARGET_ROLES = ["prefix", "destination", "rc_file", "output_file"] as const;
+const TARGET_ROLES = ["prefix", "destination", "rc_file", "output_file", "tempfiles"] as const;
 
-/** What a path is to the command: its environment, rename's destination, a file it writes. */
+/**
+ * What a path is to the command: its environment, rename's destination, a file it writes, a
+ * folder `clean --tempfiles` empties of temporary files.
+ */
 export type TargetRole = (typeof TARGET_ROLES)[number];
 
 const TargetFactsSchema = v.object({

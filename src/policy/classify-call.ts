@@ -4,7 +4,6 @@ import {
   BUILTIN_COMMAND_POLICIES,
   type CallValues,
   type CommandPolicy,
-  given,
   UNKNOWN_COMMAND_POLICY,
 } from "./command-policies.ts";
 
@@ -38,16 +37,27 @@ export function lookupCommandPolicy(
 export function classifyCall(policy: ResolvedCommandPolicy, values: CallValues): CommandClass {
   if (!policy.known) return "exec";
   const cls = policy.refine ? policy.refine(values, policy.baseClass) : policy.baseClass;
-  // A frozen environment was marked by its owner as not to be changed; overriding that is
-  // more than a routine change.
-  if (cls === "write" && given(values, "override_frozen")) return "destructive";
+  // A frozen environment was marked by its owner as not to be changed: lifting conda's
+  // protection is destructive whatever else the call does (a dry run too).
+  if (cls !== "exec" && overridesFrozen(values)) return "destructive";
   return cls;
 }
 
 /**
+ * Whether a call gives `--override-frozen`: a store_false action on dest `protect_frozen_envs`,
+ * which a typed call gives as true and conda's namespace then holds as false; either way the
+ * dest is there only when the option is passed.
+ */
+function overridesFrozen(values: CallValues): boolean {
+  const value = values.protect_frozen_envs;
+  return value !== undefined && value !== null;
+}
+
+/**
  * Whether a call must pass its command's disaster guard, decided on conda's facts: a call that
- * writes or destroys, and a dry run too, since conda still cleans the target first (install
- * deletes `*.c~` trash in a folder that is not an environment before it looks at --dry-run).
+ * writes or destroys. A dry run changes nothing and passes no guard, but for an in-place change:
+ * install and update delete `*.c~` trash in a target that is not an environment before they
+ * look at --dry-run (conda.cli.install.validate_install_command), so that guard still holds.
  */
 export function needsGuard(
   policy: ResolvedCommandPolicy,
@@ -55,7 +65,8 @@ export function needsGuard(
   values: CallValues,
 ): boolean {
   if (policy.guard === undefined) return false;
-  return cls === "write" || cls === "destructive" || values.dry_run === true;
+  if (values.dry_run === true) return policy.guard === "in_place";
+  return cls === "write" || cls === "destructive";
 }
 
 /** What the catalog knows of a command conda's parser chose: whether an external plugin owns it. */

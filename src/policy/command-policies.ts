@@ -144,6 +144,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       annotations: hints(false, true, true, false),
       reason: "deletes package caches, tarballs and temp files; --force-pkgs-dirs can break envs",
       refine: dryRunReads,
+      guard: "tempfiles",
     },
   ],
   [
@@ -319,12 +320,14 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
     {
       baseClass: "write",
       annotations: hints(false, true, false, false),
-      reason: "builds a package file; --reset deletes untracked files (destructive)",
+      reason:
+        "builds a package from untracked files (over an existing tarball: destructive); --reset deletes them (destructive)",
       // conda checks --which, then --reset, then --untracked; --reset wins here whatever the order.
-      // Building writes a tarball at a path taken from --pkg-name, over any file there.
+      // Building writes a tarball named from --pkg-name; onto an existing file the package guard
+      // asks for --allow-destructive, as export --file does.
       refine: (values) => {
         if (given(values, "reset")) return "destructive";
-        return given(values, "which") || given(values, "untracked") ? "read" : "destructive";
+        return given(values, "which") || given(values, "untracked") ? "read" : "write";
       },
       guard: "package",
     },

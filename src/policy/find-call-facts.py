@@ -282,7 +282,32 @@ def targets_of(path, args, context):
         targets.append(describe("rc_file", config_file(args, context), context))
     if path in (["export"], ["env", "export"]) and getattr(args, "file", None):
         targets.append(describe("output_file", args.file, context))
+    if path == ["clean"]:
+        # clean walks each --tempfiles path and deletes the files ending in .c~ or .trash.
+        for tempfiles in args.tempfiles or []:
+            targets.append(describe("tempfiles", tempfiles, context))
+    building = path == ["package"] and not (args.which or args.reset or args.untracked)
+    if building and os.path.isdir(context.target_prefix):
+        targets.append(describe("output_file", package_file(args, context), context))
     return targets
+
+
+def package_file(args, context):
+    """The tarball `conda package` writes in the working directory, named as
+    conda.cli.main_package.make_tarbz2 names it, by its own helpers."""
+    from conda.base.constants import CONDA_PACKAGE_EXTENSION_V1
+    from conda.cli import main_package
+    from conda.misc import untracked
+
+    prefix = context.target_prefix
+    requires_py = False
+    if any("/site-packages/" in f for f in untracked(prefix)):
+        version = main_package.get_installed_version(prefix, "python")
+        requires_py = version and tuple(int(x) for x in version[:3].split("."))
+    info = main_package.create_info(
+        args.pkg_name.lower(), args.pkg_version, int(args.pkg_build), requires_py
+    )
+    return "{name}-{version}-{build}".format(**info) + CONDA_PACKAGE_EXTENSION_V1
 
 
 def find_facts(argv):

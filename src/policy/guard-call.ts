@@ -10,7 +10,8 @@ export type GuardName =
   | "in_place"
   | "config_file"
   | "output_file"
-  | "package";
+  | "package"
+  | "tempfiles";
 
 const ALLOWED: PolicyDecision = { allowed: true };
 
@@ -24,6 +25,7 @@ const WHAT: Readonly<Record<TargetRole, string>> = {
   destination: "the destination",
   rc_file: "the configuration file",
   output_file: "the output file",
+  tempfiles: "the --tempfiles path",
 };
 
 /** How a refusal names a target: its role and the path conda computed. */
@@ -36,11 +38,12 @@ type Found = { ok: true; target: TargetFacts | null } | { ok: false; decision: P
 function targetOf(facts: ParsedCallFacts, role: TargetRole): Found {
   const target = facts.targets.find((t) => t.role === role) ?? null;
   if (target !== null || facts.target_error === null) return { ok: true, target };
-  // conda could not work out the path itself; it would stop there too, but only it can say.
-  return {
-    ok: false,
-    decision: refuse(`conda could not tell which path this call acts on: ${facts.target_error}`),
-  };
+  return { ok: false, decision: unknownTarget(facts.target_error) };
+}
+
+// conda could not work out the path itself; it would stop there too, but only it can say.
+function unknownTarget(error: string): PolicyDecision {
+  return refuse(`conda could not tell which path this call acts on: ${error}`);
 }
 
 /** Deleting a whole directory: only a conda environment that holds nothing else of conda's. */
@@ -144,6 +147,22 @@ function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): P
     : ALLOWED;
 }
 
+/**
+ * `clean --tempfiles PATH`: conda deletes every `*.c~` and `*.trash` file below PATH, which only an
+ * environment's own leftovers should be; base is an environment like any other here.
+ */
+function guardTempfiles(facts: ParsedCallFacts): PolicyDecision {
+  if (facts.target_error !== null) return unknownTarget(facts.target_error);
+  for (const target of facts.targets.filter((t) => t.role === "tempfiles")) {
+    if (!target.is_environment) {
+      return refuse(
+        `${where(target)} is not a conda environment; conda would delete the temporary files anywhere below it.`,
+      );
+    }
+  }
+  return ALLOWED;
+}
+
 function withTarget(
   facts: ParsedCallFacts,
   role: TargetRole,
@@ -189,7 +208,13 @@ export function guardCall(
       return withTarget(facts, "rc_file", guardConfigFile);
     case "output_file":
       return withTarget(facts, "output_file", (t) => guardOutputFile(t, options));
-    case "package":
-      return withTarget(facts, "prefix", (t) => guardPackage(t, facts.values));
+    case "package": {
+      const prefix = withTarget(facts, "prefix", (t) => guardPackage(t, facts.values));
+      return prefix.allowed
+        ? withTarget(facts, "output_file", (t) => guardOutputFile(t, options))
+        : prefix;
+    }
+    case "tempfiles":
+      return guardTempfiles(facts);
   }
 }

@@ -86,11 +86,16 @@ function changes(cls: CommandClass): boolean {
   return cls === "write" || cls === "destructive";
 }
 
-/** Tool arguments keyed by argparse dest, as conda's namespace holds them. */
+/**
+ * Tool arguments keyed by argparse dest: only what the call passes, so a flag set to false (which
+ * passes nothing) is left out, as conda's namespace leaves an option that was not given.
+ */
 function valuesByDest(command: CatalogCommand, args: Record<string, unknown>) {
   const values: Record<string, unknown> = {};
   for (const param of command.params) {
-    if (param.name in args) values[param.dest] = args[param.name];
+    if (!(param.name in args)) continue;
+    if (param.shape.kind === "flag" && args[param.name] === false) continue;
+    values[param.dest] = args[param.name];
   }
   return values;
 }

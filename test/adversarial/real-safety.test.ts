@@ -392,7 +392,8 @@ function escalationCases(): Case[] {
       tool: "conda_package",
       args: (w) => ({
         prefix: join(w.envs, "victim"),
-        pkg_name: join(w.work, "old"),
+        // conda lowercases the name, a path too; relative, it names old-1.0-0.tar.bz2 in work/.
+        pkg_name: "old",
         pkg_version: "1.0",
         pkg_build: "0",
       }),
@@ -429,9 +430,106 @@ function escalationCases(): Case[] {
   ];
 }
 
+// Calls whose class or guard depends on what conda does beyond the target prefix: the folders
+// `clean --tempfiles` empties, `--override-frozen`, dry runs, and the tarball `package` writes.
+function beyondThePrefixCases(): Case[] {
+  return [
+    {
+      name: "conda_clean --tempfiles an ordinary folder holding a .c~ file",
+      tool: "conda_clean",
+      args: () => ({ tempfiles: ["trashy"], yes: true }),
+      under: ["destructive", "all"],
+    },
+    {
+      name: "conda_clean --tempfiles an environment and an ordinary folder",
+      tool: "conda_clean",
+      args: (w) => ({ tempfiles: [join(w.envs, "victim"), join(w.work, "trashy")], yes: true }),
+      under: ["destructive"],
+    },
+    {
+      name: "conda_clean --tempfiles a path that does not exist",
+      tool: "conda_clean",
+      args: () => ({ tempfiles: ["no-such-env"], yes: true }),
+      under: ["destructive"],
+    },
+    {
+      name: "raw: clean -yc trashy (clustered --tempfiles)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["clean", "-y", "--tempfiles", "trashy"] }),
+      under: ["all"],
+    },
+    {
+      name: "conda_install --override-frozen into victim",
+      tool: "conda_install",
+      args: (w) => ({
+        name: "victim",
+        packages: ["tinyworld"],
+        override_frozen: true,
+        ...solveArgs(w),
+      }),
+      under: ["none", "write"],
+    },
+    {
+      name: "conda_install --override-frozen --dry-run",
+      tool: "conda_install",
+      args: (w) => ({
+        name: "victim",
+        packages: ["tinyworld"],
+        override_frozen: true,
+        dry_run: true,
+        ...solveArgs(w),
+      }),
+      under: ["none", "write"],
+    },
+    {
+      name: "raw: install --override-f (abbreviated) into victim",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["install", "-n", "victim", "--override-f", ...solveArgv(w), "tinyworld"],
+      }),
+      under: ["exec_write"],
+    },
+  ];
+}
+
 // The calls the README's safety section names as allowed; they must run.
 function legitimateCases(): Case[] {
   return [
+    {
+      name: "conda_create --dry-run without -n or -p only reads",
+      tool: "conda_create",
+      args: (w) => ({ packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),
+      under: ["none"],
+      allowed: ["none"],
+    },
+    {
+      name: "conda_rename --dry-run onto an existing ordinary folder only reads",
+      tool: "conda_rename",
+      args: (w) => ({ name: "victim", destination: join(w.work, "plain"), dry_run: true }),
+      under: ["none"],
+      allowed: ["none"],
+    },
+    {
+      name: "raw: create -d (a dry run) without -n or -p",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["create", "-d", ...solveArgv(w), "tinyhello"] }),
+      under: ["exec"],
+      allowed: ["exec"],
+    },
+    {
+      name: "conda_clean --tempfiles of an environment",
+      tool: "conda_clean",
+      args: (w) => ({ tempfiles: [join(w.envs, "victim")], yes: true }),
+      under: ["write", "destructive"],
+      allowed: ["destructive"],
+    },
+    {
+      name: "conda_package building a new tarball from victim's untracked files writes",
+      tool: "conda_package",
+      args: (w) => ({ prefix: join(w.envs, "victim"), pkg_name: "fresh-pkg" }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
     {
       name: "raw: remove --all -n victim -h only prints",
       tool: "conda_execute",
@@ -561,6 +659,7 @@ const CASES: Case[] = [
   ...renameCases(),
   ...relativePathCases(),
   ...escalationCases(),
+  ...beyondThePrefixCases(),
   ...legitimateCases(),
 ];
 const ALL_RUNS = CASES.flatMap((c) => c.under.map((policy) => ({ c, policy })));

@@ -86,15 +86,16 @@ const cases: [string, CallValues, CommandClass][] = [
   ["package", { untracked: true }, "read"],
   ["package", { reset: true }, "destructive"],
   ["package", { which: ["bin/python"], reset: true }, "destructive"],
-  ["package", { pkg_name: "x" }, "destructive"],
+  ["package", { pkg_name: "x" }, "write"],
   // --write-default writes before --get is looked at.
   ["config", { write_default: true, get: ["channels"] }, "write"],
   ["config", { write_default: true, show: [] }, "read"],
-  // Overriding a frozen environment's protection is more than a routine change.
-  ["install", { packages: ["numpy"], override_frozen: true }, "destructive"],
-  ["install", { packages: ["numpy"], override_frozen: true, dry_run: true }, "read"],
-  ["remove", { package_names: ["numpy"], override_frozen: true }, "destructive"],
-  ["doctor", { fix: true, override_frozen: true }, "destructive"],
+  // --override-frozen (dest protect_frozen_envs): true in a typed call, false in conda's namespace.
+  ["install", { packages: ["numpy"], protect_frozen_envs: true }, "destructive"],
+  ["install", { packages: ["numpy"], protect_frozen_envs: false }, "destructive"],
+  ["install", { packages: ["numpy"], protect_frozen_envs: true, dry_run: true }, "destructive"],
+  ["remove", { package_names: ["numpy"], protect_frozen_envs: true }, "destructive"],
+  ["doctor", { fix: true, protect_frozen_envs: true }, "destructive"],
   // Unknown commands are exec whatever their arguments say.
   ["greet", { dry_run: true }, "exec"],
 ];
@@ -105,14 +106,21 @@ describe("classifyCall", () => {
   });
 });
 
-test("a guarded command's writes, destructions and dry runs pass its guard; its plain reads do not", () => {
+test("a guarded command's writes and destructions pass its guard; its plain reads do not", () => {
   const install = lookupCommandPolicy(["install"]);
   expect(needsGuard(install, "write", {})).toBe(true);
   expect(needsGuard(install, "destructive", { revision: 1 })).toBe(true);
-  // conda still deletes trash in the target before it looks at --dry-run.
-  expect(needsGuard(install, "read", { dry_run: true })).toBe(true);
   expect(needsGuard(lookupCommandPolicy(["export"]), "read", {})).toBe(false);
+  expect(needsGuard(lookupCommandPolicy(["clean"]), "destructive", { all: true })).toBe(true);
   // A command without a guard has nothing to check, whatever the call does.
-  expect(needsGuard(lookupCommandPolicy(["clean"]), "destructive", { all: true })).toBe(false);
   expect(needsGuard(lookupCommandPolicy(["run"]), "exec", {})).toBe(false);
+});
+
+test("a dry run passes no guard but the in-place one: conda deletes trash there first", () => {
+  expect(needsGuard(lookupCommandPolicy(["install"]), "read", { dry_run: true })).toBe(true);
+  expect(needsGuard(lookupCommandPolicy(["update"]), "read", { dry_run: true })).toBe(true);
+  for (const path of ["create", "env create", "rename", "remove", "env remove", "clean"]) {
+    const policy = lookupCommandPolicy(path.split(" "));
+    expect([path, needsGuard(policy, "read", { dry_run: true })]).toEqual([path, false]);
+  }
 });
