@@ -127,11 +127,18 @@ export async function binaryUnderTest(argv: readonly string[], dir: string): Pro
   return path;
 }
 
-/** Compiles a one-line script that prints `hello`, with the release build's flags. */
-export async function helloWorld(dir: string): Promise<{ source: string; binary: string }> {
-  const source = join(dir, "hello.ts");
-  await writeFile(source, 'process.stdout.write("hello\\n");\n');
-  const binary = join(dir, "hello");
+/**
+ * Compiles a one-line script that prints `hello` with `statement` (default console.log), with
+ * the release build's flags, as `dir/<name>.ts` and `dir/<name>`.
+ */
+export async function helloWorld(
+  dir: string,
+  name = "hello",
+  statement = 'console.log("hello");',
+): Promise<{ source: string; binary: string }> {
+  const source = join(dir, `${name}.ts`);
+  await writeFile(source, `${statement}\n`);
+  const binary = join(dir, name);
   await compileBinary(null, true, binary, process.execPath, source);
   return { source, binary };
 }
