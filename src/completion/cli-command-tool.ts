@@ -64,7 +64,7 @@ const CliCommandInputSchema = v.strictObject(
 
 /** JSON Schema of the tool's arguments. */
 export const CLI_COMMAND_INPUT_SCHEMA = toolJsonSchema(
-  advertisedJsonSchema(CliCommandInputSchema, "full"),
+  advertisedJsonSchema(CliCommandInputSchema),
 );
 
 // valibot's object drops the keys it does not name, so every object of a result it parsed is

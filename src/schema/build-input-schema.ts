@@ -176,29 +176,21 @@ function paramSchema(param: Param): AnySchema {
  */
 export type SchemaDetail = "compact" | "full";
 
-/** Exclusive groups this large are stated once in a compact tool's description. */
-export const GROUP_STATED_BY_TOOL = 3;
-
 const NONE: readonly string[] = [];
 
 /**
- * The other params a param cannot be given with: its exclusive group (unless the tool states
- * it, see GROUP_STATED_BY_TOOL) and its setting's partners.
+ * The other params a param cannot be given with, as its full description names them: its
+ * exclusive group and its setting's partners (a compact tool states them once, see describeTool).
  */
-function conflictsOf(
-  param: Param,
-  command: CatalogCommand,
-  detail: SchemaDetail,
-): readonly string[] {
+function conflictsOf(param: Param, command: CatalogCommand): readonly string[] {
   const members =
     param.exclusiveGroup === null
       ? NONE
       : (command.exclusiveGroups[param.exclusiveGroup]?.members ?? NONE);
-  const own = detail === "compact" && members.length >= GROUP_STATED_BY_TOOL ? NONE : members;
   const partners = settingPartners(command, param);
   // Most params have neither: a cold start describes hundreds of them.
-  if (own.length === 0 && partners.length === 0) return NONE;
-  return [...own, ...partners.map((p) => p.name)].filter((name) => name !== param.name);
+  if (members.length === 0 && partners.length === 0) return NONE;
+  return [...members, ...partners.map((p) => p.name)].filter((name) => name !== param.name);
 }
 
 /** What a passthrough refuses for conda's global pre-parser (see preParsedIssues), at any detail. */
@@ -214,9 +206,6 @@ export function describeParam(
   detail: SchemaDetail = "full",
   glossary: ReadonlyMap<string, string> = new Map(),
 ): string {
-  const others = conflictsOf(param, command, detail);
-  const label = detail === "compact" ? "Not with" : "Cannot be combined with";
-  const conflicts = others.length > 0 ? `${label}: ${others.join(", ")}.` : "";
   const shape = param.shape;
   if (detail === "compact") {
     const parts: string[] = [];
@@ -232,7 +221,7 @@ export function describeParam(
       );
       if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
     }
-    return [...parts, conflicts].filter((p) => p !== "").join(" ");
+    return parts.join(" ");
   }
   const parts: string[] = [];
   if (param.deprecated) parts.push(`DEPRECATED: ${param.deprecated}`);
@@ -258,27 +247,27 @@ export function describeParam(
     );
     if (shape.preParser) parts.push(preParsedRefusal(shape.preParser));
   }
-  if (conflicts) parts.push(conflicts);
+  const others = conflictsOf(param, command);
+  if (others.length > 0) parts.push(`Cannot be combined with: ${others.join(", ")}.`);
   return parts.join(" ");
 }
 
 // The advertised form of a token string's rule: no lookahead, which RE2-based validators reject.
 const TOKEN_PATTERN = "^(?:[^-]|$)";
 
-function withoutItemBounds<S extends { minItems?: unknown; maxItems?: unknown }>(
-  jsonSchema: S,
-): Omit<S, "minItems" | "maxItems"> {
-  const { minItems: _minItems, maxItems: _maxItems, ...rest } = jsonSchema;
+function withoutMinItems<S extends { minItems?: unknown }>(jsonSchema: S): Omit<S, "minItems"> {
+  const { minItems: _minItems, ...rest } = jsonSchema;
   return rest;
 }
 
 /**
- * How valibot actions appear in the advertised JSON Schema. Well-formedness and `--` checks stay
- * server-side (their regexes need lookahead); compact leaves out bounds no model needs to see.
+ * How valibot actions appear in the advertised JSON Schema, at either detail: every bound the
+ * server enforces is shown; well-formedness and `--` checks stay server-side (their regexes need
+ * lookahead).
  */
-function advertisedAction(
-  detail: SchemaDetail,
-): NonNullable<Parameters<typeof toJsonSchema>[1]>["overrideAction"] {
+function advertisedAction(): NonNullable<
+  Parameters<typeof toJsonSchema>[1]
+>["overrideAction"] {
   return ({ valibotAction, jsonSchema }) => {
     const action = valibotAction as unknown as { type: string; requirement?: unknown };
     // jsonSchema is the conversion with this action applied; drop what it added where unwanted.
@@ -289,23 +278,13 @@ function advertisedAction(
           ? { ...withoutPattern, pattern: TOKEN_PATTERN }
           : withoutPattern;
       }
-      case "max_code_points": {
-        // JSON Schema's maxLength counts code points, as this action does. Compact leaves out
-        // only the server-wide cap; a bound of one parameter's own (a path's) is shown.
-        if (detail === "full" || action.requirement !== MAX_STRING_LENGTH)
-          return { ...jsonSchema, maxLength: action.requirement as number };
-        const { maxLength: _maxLength, ...withoutMaxLength } = jsonSchema;
-        return withoutMaxLength;
-      }
-      case "safe_integer": {
-        if (detail === "full") return undefined;
-        const { minimum: _minimum, maximum: _maximum, ...withoutBounds } = jsonSchema;
-        return withoutBounds;
-      }
+      case "max_code_points":
+        // JSON Schema's maxLength counts code points, as this action does.
+        return { ...jsonSchema, maxLength: action.requirement as number };
       case "min_length":
         // No list has fewer than no items.
         return action.requirement === 0 && jsonSchema.type === "array"
-          ? withoutItemBounds(jsonSchema)
+          ? withoutMinItems(jsonSchema)
           : undefined;
       case "max_length":
         // valibot counts a string's UTF-16 code units, JSON Schema its code points: a string
@@ -315,10 +294,7 @@ function advertisedAction(
             "a string's length is bounded with v.maxCodePoints, never v.maxLength",
             "INTERNAL",
           );
-        // The server's cap on list sizes, not a fact about conda.
-        return detail === "compact" && action.requirement === MAX_ARRAY_ITEMS
-          ? withoutItemBounds(jsonSchema)
-          : undefined;
+        return undefined;
       default:
         return undefined;
     }
@@ -326,13 +302,10 @@ function advertisedAction(
 }
 
 /** The JSON Schema clients are shown for a valibot schema (no `$schema`, see advertisedAction). */
-export function advertisedJsonSchema(
-  schema: v.GenericSchema,
-  detail: SchemaDetail,
-): Record<string, unknown> {
+export function advertisedJsonSchema(schema: v.GenericSchema): Record<string, unknown> {
   const converted = toJsonSchema(schema, {
     errorMode: "throw",
-    overrideAction: advertisedAction(detail),
+    overrideAction: advertisedAction(),
   }) as Record<string, unknown>;
   const { $schema: _dropped, ...rest } = converted;
   return rest;
@@ -397,7 +370,7 @@ function paramJsonSchema(
 ): object {
   const built = sharedParam(param, detail, shared);
   // `optional` without a default adds nothing to the JSON Schema of what it wraps.
-  built.jsonSchema ??= advertisedJsonSchema(built.schema, detail);
+  built.jsonSchema ??= advertisedJsonSchema(built.schema);
   const converted = built.jsonSchema;
   if (description === "") return converted;
   let jsonSchema = built.described.get(description);

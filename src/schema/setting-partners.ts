@@ -21,6 +21,21 @@ export function settingPartners(command: CatalogCommand, param: Param): Param[] 
   );
 }
 
+/**
+ * The options of each conda setting that more than one option sets, unless one exclusive group
+ * holds them all (the group already says so): at most one of each list may be given.
+ */
+export function settingSets(command: CatalogCommand): string[][] {
+  return [...settersOf(command).values()]
+    .filter(
+      (setters) =>
+        setters.length >= 2 &&
+        (setters[0]?.exclusiveGroup === null ||
+          setters.some((p) => p.exclusiveGroup !== setters[0]?.exclusiveGroup)),
+    )
+    .map((setters) => setters.map((p) => p.name));
+}
+
 function settersOf(command: CatalogCommand): Map<string, Param[]> {
   let byDest = settersByDest.get(command.params);
   if (byDest === undefined) {

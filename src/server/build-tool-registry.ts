@@ -11,11 +11,11 @@ import {
 import {
   buildInputJsonSchema,
   buildValidator,
-  GROUP_STATED_BY_TOOL,
   type SchemaDetail,
   type SharedParamSchemas,
   type ToolSchema,
 } from "../schema/build-input-schema.ts";
+import { settingSets } from "../schema/setting-partners.ts";
 import { sharedOptionGlossary } from "../schema/shared-option-glossary.ts";
 import { EXECUTE_TOOL_NAME } from "./execute-tool.ts";
 
@@ -64,9 +64,11 @@ function describeTool(command: CatalogCommand, baseClass: CommandClass, detail: 
     .filter((g) => g.required)
     .map((g) => `Exactly one of ${g.members.join(", ")} is required.`);
   if (detail === "compact") {
-    const atMostOne = command.exclusiveGroups
-      .filter((g) => !g.required && g.members.length >= GROUP_STATED_BY_TOOL)
-      .map((g) => `At most one of ${g.members.join(", ")}.`);
+    // Every combination the server refuses, once per tool rather than on each member.
+    const atMostOne = [
+      ...command.exclusiveGroups.filter((g) => !g.required).map((g) => g.members),
+      ...settingSets(command),
+    ].map((names) => `At most one of ${names.join(", ")}.`);
     return [
       command.summary || `Runs conda ${path}.`,
       ...(aliases.length ? [`Also: ${aliases.join(", ")}.`] : []),

@@ -3,7 +3,6 @@ import {
   advertisedJsonSchema,
   MAX_ARRAY_ITEMS,
   MAX_STRING_LENGTH,
-  type SchemaDetail,
   type ToolInputJsonSchema,
   toolJsonSchema,
   wellFormedString,
@@ -76,12 +75,12 @@ export interface ExecuteTool {
 }
 
 /** Builds conda_execute's schema for the server's limits: one shape for validation and clients. */
-export function createExecuteTool(limits: ExecuteLimits, detail: SchemaDetail): ExecuteTool {
+export function createExecuteTool(limits: ExecuteLimits): ExecuteTool {
   const schema = executeInputSchema(limits);
   let jsonSchema: ToolInputJsonSchema | null = null;
   return {
     get jsonSchema() {
-      jsonSchema ??= toolJsonSchema(advertisedJsonSchema(schema, detail));
+      jsonSchema ??= toolJsonSchema(advertisedJsonSchema(schema));
       return jsonSchema;
     },
     validate(input) {

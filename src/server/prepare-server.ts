@@ -65,10 +65,10 @@ export function prepareServer(input: PrepareInput, hooks: PrepareHooks = {}): Pr
     allowExec: config.allowExec,
   };
   const cliCommand = completionHandler(config, installation);
-  const executeTool = createExecuteTool(
-    { maxStdinBytes: config.maxStdinBytes, timeoutSeconds: config.timeoutMs / 1000 },
-    config.schemaDetail,
-  );
+  const executeTool = createExecuteTool({
+    maxStdinBytes: config.maxStdinBytes,
+    timeoutSeconds: config.timeoutMs / 1000,
+  });
   const { entries, glossary } = listedTools(input, executeTool, cliCommand !== null, hooks);
   const shutdown = new AbortController();
   const running = new Set<Promise<ExecutionResult>>();

@@ -1,4 +1,5 @@
 import { RESULT_FIELDS } from "../result/execution-result-json-schema.ts";
+import { MAX_ARGV_BYTES } from "../schema/validate-args.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 /**
@@ -21,6 +22,8 @@ export function serverIdentity(deps: Pick<ServerDeps, "version" | "glossary">) {
 function serverInstructions(glossary: ReadonlyMap<string, string>): string {
   const lines = [
     "Each conda_* tool runs one conda command with typed arguments; the server checks every rule and names the JSON path of a wrong value.",
+    // The one bound no JSON Schema keyword can state: it is of the whole call.
+    `A call's arguments may make at most ${MAX_ARGV_BYTES} bytes of command line in all.`,
     "Read conda://capabilities for the served conda, its plugins, every command's complete arguments and help, and any commands only conda_execute can reach.",
     RESULT_FIELDS,
   ];

@@ -12,7 +12,7 @@ import { type ArgumentIssue, validateArgs } from "../../src/schema/validate-args
 import { createExecuteTool, type ExecuteLimits } from "../../src/server/execute-tool.ts";
 
 const validateExecuteInput = (raw: unknown, limits: ExecuteLimits) =>
-  createExecuteTool(limits, "full").validate(raw);
+  createExecuteTool(limits).validate(raw);
 
 import { argsArb } from "../support/arbitrary-args.ts";
 import { isDomainRefusal } from "../support/conda-domains.ts";

@@ -11,7 +11,7 @@ import {
   wellFormedString,
 } from "../../src/schema/build-input-schema.ts";
 import { settingPartners } from "../../src/schema/setting-partners.ts";
-import { validateArgs } from "../../src/schema/validate-args.ts";
+import { MAX_ARGV_BYTES, validateArgs } from "../../src/schema/validate-args.ts";
 import { buildInputSchema } from "../support/build-input-schema.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
@@ -256,6 +256,15 @@ describe("validation errors", () => {
     expect(JSON.parse(run.stdout)).toEqual([token]);
   });
 
+  test("a call's whole command line is capped, at the root, as the instructions state", () => {
+    // 40 packages of 32000 ASCII characters pass every per-value bound but make 1.28 MB of argv.
+    const packages = Array.from({ length: 40 }, (_, i) => `${i}`.padEnd(MAX_STRING_LENGTH, "x"));
+    expect(issuesFor("install", { packages: packages.slice(0, 30) })).toEqual([]);
+    expect(issuesFor("install", { packages })).toEqual([
+      { path: "/", message: `expected arguments of at most ${MAX_ARGV_BYTES} bytes in all` },
+    ]);
+  });
+
   test("a non-object input is refused at the root", () => {
     expect(issuesFor("info", [1, 2])).toEqual([{ path: "/", message: "expected an object" }]);
   });
@@ -277,16 +286,15 @@ describe("client-safe JSON Schema", () => {
     }
   });
 
-  test("a string advertises its own bound, at both details, and only a bound in code points", () => {
-    const path = wellFormedString(4096, "a path");
-    expect(advertisedJsonSchema(path, "full")).toMatchObject({ maxLength: 4096 });
-    expect(advertisedJsonSchema(path, "compact")).toMatchObject({ maxLength: 4096 });
-    // The server-wide cap is left to the server's checks in compact definitions.
-    expect(
-      advertisedJsonSchema(wellFormedString(MAX_STRING_LENGTH, "a string"), "compact"),
-    ).not.toHaveProperty("maxLength");
+  test("a string advertises the bound it is held to, and only a bound in code points", () => {
+    expect(advertisedJsonSchema(wellFormedString(4096, "a path"))).toMatchObject({
+      maxLength: 4096,
+    });
+    expect(advertisedJsonSchema(wellFormedString(MAX_STRING_LENGTH, "a string"))).toMatchObject({
+      maxLength: MAX_STRING_LENGTH,
+    });
     // valibot's maxLength counts UTF-16 code units: advertised, it would claim 2x too many emoji.
-    expect(() => advertisedJsonSchema(v.pipe(v.string(), v.maxLength(10)), "full")).toThrow(
+    expect(() => advertisedJsonSchema(v.pipe(v.string(), v.maxLength(10)))).toThrow(
       "v.maxCodePoints",
     );
   });

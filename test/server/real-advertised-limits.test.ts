@@ -46,6 +46,8 @@ def conda_subcommands():
 `;
 
 const DETAILS = ["compact", "full"] as const;
+/** What the kit's compact definitions (name, description, inputSchema) may take in all. */
+const KIT_BUDGET_BYTES = 40 * 1024;
 /** Present in every probe: it makes sure the server refuses the call before conda runs. */
 const PROBE = "__probe";
 /** A character of two UTF-16 code units: JSON Schema's maxLength counts it once. */
@@ -61,6 +63,7 @@ type Node = {
   maxItems?: number;
   maxLength?: number;
   minimum?: number;
+  maximum?: number;
   exclusiveMinimum?: number;
   description?: string;
 };
@@ -91,7 +94,10 @@ function sample(node: Node): unknown {
   }
 }
 
-/** Every maxLength and maxItems inside a property's schema, as whole values of the property. */
+/**
+ * Every maxLength, maxItems and integer minimum/maximum inside a property's schema, as whole
+ * values of the property.
+ */
 function probesOf(
   node: Node,
   wrap: (inner: unknown) => unknown,
@@ -105,6 +111,19 @@ function probesOf(
       atBound: wrap(WIDE.repeat(node.maxLength)),
       pastBound: wrap("a".repeat(node.maxLength + 1)),
     });
+  }
+  if (node.type === "integer") {
+    for (const [bound, step] of [
+      [node.maximum, 1],
+      [node.minimum, -1],
+    ] as const) {
+      if (bound === undefined) continue;
+      found.push({
+        where: `${where} ${step > 0 ? "maximum" : "minimum"} ${bound}`,
+        atBound: wrap(bound),
+        pastBound: wrap(bound + step),
+      });
+    }
   }
   if (node.type === "array") {
     const item = node.items ?? {};
@@ -122,6 +141,20 @@ function probesOf(
   return found;
 }
 
+/** Where a schema leaves a string (other than an enum), an array or an integer unbounded. */
+function unboundedOf(node: Node, where: string): string[] {
+  const found = (node.anyOf ?? []).flatMap((branch) => unboundedOf(branch, where));
+  if (node.type === "string" && !node.enum && node.maxLength === undefined)
+    found.push(`${where}: no maxLength`);
+  if (node.type === "array") {
+    if (node.maxItems === undefined) found.push(`${where}: no maxItems`);
+    found.push(...unboundedOf(node.items ?? {}, `${where}/items`));
+  }
+  if (node.type === "integer" && (node.minimum === undefined || node.maximum === undefined))
+    found.push(`${where}: no minimum or maximum`);
+  return found;
+}
+
 function probesOfTool(tool: Tool): Probe[] {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, Node>;
   return Object.entries(properties).flatMap(([property, node]) =>
@@ -136,6 +169,9 @@ function issuePaths(text: string): string[] {
 
 let sandbox: RealCondaSandbox;
 let allowed = false;
+/** Whether the conda is the team's kit, whose compact definitions have a budget. */
+let kit = false;
+let kitTools: Tool[] = [];
 const written: string[] = [];
 const servers = new Map<string, { server: RunningServer; tools: Tool[] }>();
 /** conda's global options, as its own pre-parser spells them. */
@@ -154,6 +190,11 @@ beforeAll(async () => {
     sitePackages !== "" &&
     (existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit")) ||
       process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1");
+  kit = existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit"));
+  // The kit's tools as a client gets them with the default startup options, before the plugins.
+  const plain = await startServer({ conda: sandbox.condaExe, env: sandbox.env, args: [] });
+  kitTools = (await plain.client.listTools()).tools;
+  await plain.close();
   if (allowed) await writePlugin(sitePackages);
   const discovery = await discover({
     explicitPath: sandbox.condaExe,
@@ -225,7 +266,18 @@ async function refusedPaths(
 
 for (const detail of DETAILS) {
   describeRealConda(`advertised bounds (${detail} detail)`, () => {
-    test("every maxLength and maxItems a tool advertises is the bound the server enforces", async () => {
+    test("every string, array and integer a tool takes advertises a bound", () => {
+      const { tools } = servers.get(detail) ?? { tools: [] };
+      const properties = tools.flatMap((tool) =>
+        Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Node>).map(
+          ([property, node]) => ({ where: `${tool.name}/${property}`, node }),
+        ),
+      );
+      expect(properties.length).toBeGreaterThan(300);
+      expect(properties.flatMap(({ where, node }) => unboundedOf(node, where))).toEqual([]);
+    });
+
+    test("every bound a tool advertises is the bound the server enforces", async () => {
       const { server, tools } = servers.get(detail) ?? { server: null, tools: [] };
       if (server === null) throw new Error("no server");
       const wrong: string[] = [];
@@ -248,7 +300,7 @@ for (const detail of DETAILS) {
           if (!under(past)) wrong.push(`${probe.where}: a value past the bound is accepted`);
         }
       }
-      expect(probed).toBeGreaterThan(detail === "full" ? 150 : 5);
+      expect(probed).toBeGreaterThan(150);
       expect(wrong).toEqual([]);
     }, 600_000);
 
@@ -277,3 +329,19 @@ for (const detail of DETAILS) {
     }, 300_000);
   });
 }
+
+describeRealConda("the kit's tool definitions", () => {
+  test("take at most 40 KB at the compact detail, every bound included", () => {
+    if (!kit) {
+      console.log("skipped: the budget is for the conda built by the team's kit");
+      return;
+    }
+    const bytes = kitTools.reduce(
+      (sum, { name, description, inputSchema }) =>
+        sum + Buffer.byteLength(JSON.stringify({ name, description, inputSchema })),
+      0,
+    );
+    expect(kitTools.length).toBeGreaterThan(30);
+    expect(bytes).toBeLessThanOrEqual(KIT_BUDGET_BYTES);
+  });
+});

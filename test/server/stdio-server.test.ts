@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { EXECUTION_RESULT_JSON_SCHEMA } from "../../src/result/execution-result-json-schema.ts";
+import { MAX_ARGV_BYTES } from "../../src/schema/validate-args.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { type RunningServer, startServer } from "../support/start-server.ts";
 
@@ -84,6 +85,8 @@ describe("tools/list", () => {
     }
     const instructions = server.client.getInstructions() ?? "";
     expect(instructions).toContain("- json: ");
+    // The one bound of the whole call, which no keyword of a property can state.
+    expect(instructions).toContain(`at most ${MAX_ARGV_BYTES} bytes of command line in all`);
     expect(instructions).toContain("restart_required (conda's commands or plugins changed");
   });
 
