@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -7,7 +6,9 @@ import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import { discover } from "../../src/discover/discover.ts";
 import {
   describeRealConda,
+  isKitConda,
   makeRealCondaSandbox,
+  pluginSitePackages,
   type RealCondaSandbox,
 } from "../support/real-conda.ts";
 import { type RunningServer, startServer, withDeadline } from "../support/start-server.ts";
@@ -182,20 +183,14 @@ const preParsed = new Map<string, string>();
 beforeAll(async () => {
   if (!process.env.CONDA_MCP_TEST_CONDA) return;
   sandbox = await makeRealCondaSandbox();
-  const sitePackages =
-    sandbox.discovery.installation.siteDirs.find((dir) =>
-      existsSync(join(dir, "conda", "__init__.py")),
-    ) ?? "";
-  allowed =
-    sitePackages !== "" &&
-    (existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit")) ||
-      process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1");
-  kit = existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit"));
+  const sitePackages = pluginSitePackages(sandbox);
+  allowed = sitePackages !== null;
+  kit = isKitConda(sandbox);
   // The kit's tools as a client gets them with the default startup options, before the plugins.
   const plain = await startServer({ conda: sandbox.condaExe, env: sandbox.env, args: [] });
   kitTools = (await plain.client.listTools()).tools;
   await plain.close();
-  if (allowed) await writePlugin(sitePackages);
+  if (sitePackages !== null) await writePlugin(sitePackages);
   const discovery = await discover({
     explicitPath: sandbox.condaExe,
     env: sandbox.env,

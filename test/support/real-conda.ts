@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe } from "bun:test";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,4 +144,21 @@ export async function makeRealCondaSandbox(
     await rm(root, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Whether the sandbox's conda was built by the team's kit (its root holds `.real-conda-kit`). */
+export function isKitConda(sandbox: RealCondaSandbox): boolean {
+  return existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit"));
+}
+
+/**
+ * The site folder holding the conda package, when a test may install a plugin into it: on the
+ * kit's conda, or when CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL=1 says the user's may be changed.
+ */
+export function pluginSitePackages(sandbox: RealCondaSandbox): string | null {
+  const sitePackages = sandbox.discovery.installation.siteDirs.find((dir) =>
+    existsSync(join(dir, "conda", "__init__.py")),
+  );
+  const mayChange = isKitConda(sandbox) || process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1";
+  return sitePackages !== undefined && mayChange ? sitePackages : null;
 }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -7,6 +6,7 @@ import type { ExecutionResult } from "../../src/result/execution-result.ts";
 import {
   describeRealConda,
   makeRealCondaSandbox,
+  pluginSitePackages,
   type RealCondaSandbox,
 } from "../support/real-conda.ts";
 import { startServer } from "../support/start-server.ts";
@@ -45,14 +45,8 @@ const written: string[] = [];
 beforeAll(async () => {
   if (!process.env.CONDA_MCP_TEST_CONDA) return;
   sandbox = await makeRealCondaSandbox();
-  sitePackages =
-    sandbox.discovery.installation.siteDirs.find((dir) =>
-      existsSync(join(dir, "conda", "__init__.py")),
-    ) ?? "";
-  allowed =
-    sitePackages !== "" &&
-    (existsSync(join(sandbox.discovery.installation.rootPrefix, ".real-conda-kit")) ||
-      process.env.CONDA_MCP_TEST_ALLOW_PLUGIN_INSTALL === "1");
+  sitePackages = pluginSitePackages(sandbox) ?? "";
+  allowed = sitePackages !== "";
 }, 120_000);
 
 afterAll(async () => {
