@@ -48,6 +48,20 @@ test.each([
 });
 
 test.each([
+  [["--http", "8765"], { host: "127.0.0.1", port: 8765, loopback: true }],
+  [["--http", "localhost:0"], { host: "127.0.0.1", port: 0, loopback: true }],
+  [["--http=127.0.0.2:9000"], { host: "127.0.0.2", port: 9000, loopback: true }],
+  [["--http", "[::1]:8765"], { host: "::1", port: 8765, loopback: true }],
+  [
+    ["--http", "0.0.0.0:8765", "--http-allow-remote"],
+    { host: "0.0.0.0", port: 8765, loopback: false },
+  ],
+  [["--http", "[::]:8765", "--http-allow-remote"], { host: "::", port: 8765, loopback: false }],
+])("parseConfig(%j) listens where asked", (argv, expected) => {
+  expect(parseConfig(argv, host).http).toEqual(expected);
+});
+
+test.each([
   [["--timeout", "0"], "--timeout takes a number greater than 0"],
   [["--timeout"], "--timeout needs a value"],
   [["--allow-write=no"], "--allow-write takes no value"],
@@ -66,6 +80,16 @@ test.each([
   [["setup", "cursor", "--http", "8080"], "--http goes with serving, not setup"],
   [["--print"], "--print goes with the setup command"],
   [["--allow-write", "setup", "cursor"], "setup must come first"],
+  [["--http", "0.0.0.0:8765"], "--http-allow-remote"],
+  [["--http", "192.168.1.5:8765"], "--http-allow-remote"],
+  [["--http", "[::]:8765"], "--http-allow-remote"],
+  [["--http", "myhost.example:8765"], "--http-allow-remote"],
+  [["--http", "70000"], "PORT from 0 to 65535"],
+  [["--http", "host:"], "--http takes PORT"],
+  [["--http", "300.1.1.1:80"], "above 255"],
+  [["--http-token-file", "/t"], "go with --http"],
+  [["--http-allow-remote"], "go with --http"],
+  [["catalog", "--http", "1"], "not catalog"],
 ])("parseConfig(%j) refuses with a message saying what to change", (argv, message) => {
   let thrown: unknown;
   try {

@@ -5,8 +5,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { parseConfig } from "../../src/config/parse-config.ts";
-import { CondaMcpError } from "../../src/errors.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
   connectHttp,
@@ -119,44 +117,6 @@ afterAll(async () => {
 });
 
 describe("--http options", () => {
-  const host = { env: {}, platform: "linux" as const, home: "/home/u", cwd: "/work" };
-
-  test.each([
-    [["--http", "8765"], { host: "127.0.0.1", port: 8765, loopback: true }],
-    [["--http", "localhost:0"], { host: "127.0.0.1", port: 0, loopback: true }],
-    [["--http=127.0.0.2:9000"], { host: "127.0.0.2", port: 9000, loopback: true }],
-    [["--http", "[::1]:8765"], { host: "::1", port: 8765, loopback: true }],
-    [
-      ["--http", "0.0.0.0:8765", "--http-allow-remote"],
-      { host: "0.0.0.0", port: 8765, loopback: false },
-    ],
-    [["--http", "[::]:8765", "--http-allow-remote"], { host: "::", port: 8765, loopback: false }],
-  ])("parseConfig(%j) listens where asked", (argv, expected) => {
-    expect(parseConfig(argv, host).http).toEqual(expected);
-  });
-
-  test.each([
-    [["--http", "0.0.0.0:8765"], "--http-allow-remote"],
-    [["--http", "192.168.1.5:8765"], "--http-allow-remote"],
-    [["--http", "[::]:8765"], "--http-allow-remote"],
-    [["--http", "myhost.example:8765"], "--http-allow-remote"],
-    [["--http", "70000"], "PORT from 0 to 65535"],
-    [["--http", "host:"], "--http takes PORT"],
-    [["--http", "300.1.1.1:80"], "above 255"],
-    [["--http-token-file", "/t"], "go with --http"],
-    [["--http-allow-remote"], "go with --http"],
-    [["catalog", "--http", "1"], "not catalog"],
-  ])("parseConfig(%j) refuses naming what to change", (argv, message) => {
-    let thrown: unknown;
-    try {
-      parseConfig(argv, host);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(CondaMcpError);
-    expect((thrown as CondaMcpError).message).toContain(message);
-  });
-
   test("the server refuses to start on a non-loopback address without --http-allow-remote", async () => {
     const { command, args } = serverCommand();
     const proc = Bun.spawn([command, ...args, "--conda", fixture.condaExe, "--http", "0.0.0.0:0"], {
