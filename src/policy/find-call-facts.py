@@ -287,7 +287,8 @@ def targets_of(path, args, context):
         for tempfiles in args.tempfiles or []:
             targets.append(describe("tempfiles", tempfiles, context))
     building = path == ["package"] and not (args.which or args.reset or args.untracked)
-    if building and os.path.isdir(context.target_prefix):
+    # The prefix target already refuses a non-environment; don't walk it for untracked files.
+    if building and is_environment(context.target_prefix):
         targets.append(describe("output_file", package_file(args, context), context))
     return targets
 

@@ -388,6 +388,12 @@ function escalationCases(): Case[] {
       under: TYPED,
     },
     {
+      name: "conda_package building from an ordinary folder's files",
+      tool: "conda_package",
+      args: () => ({ prefix: "plain", pkg_name: "loot" }),
+      under: TYPED,
+    },
+    {
       name: "conda_package building over an existing tarball",
       tool: "conda_package",
       args: (w) => ({
