@@ -63,9 +63,7 @@ const CliCommandInputSchema = v.strictObject(
 );
 
 /** JSON Schema of the tool's arguments. */
-export const CLI_COMMAND_INPUT_SCHEMA = toolJsonSchema(
-  advertisedJsonSchema(CliCommandInputSchema),
-);
+export const CLI_COMMAND_INPUT_SCHEMA = toolJsonSchema(advertisedJsonSchema(CliCommandInputSchema));
 
 // valibot's object drops the keys it does not name, so every object of a result it parsed is
 // closed; JSON Schema says so only when told.

@@ -265,9 +265,7 @@ function withoutMinItems<S extends { minItems?: unknown }>(jsonSchema: S): Omit<
  * server enforces is shown; well-formedness and `--` checks stay server-side (their regexes need
  * lookahead).
  */
-function advertisedAction(): NonNullable<
-  Parameters<typeof toJsonSchema>[1]
->["overrideAction"] {
+function advertisedAction(): NonNullable<Parameters<typeof toJsonSchema>[1]>["overrideAction"] {
   return ({ valibotAction, jsonSchema }) => {
     const action = valibotAction as unknown as { type: string; requirement?: unknown };
     // jsonSchema is the conversion with this action applied; drop what it added where unwanted.

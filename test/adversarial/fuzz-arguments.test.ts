@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand, Param } from "../../src/catalog/catalog-types.ts";
-import { expandDocument } from "../support/expand-document.ts";
-import { introspectPython } from "../support/introspect-python.ts";
 import type { IntrospectionResult } from "../../src/introspection-payload.ts";
 import { buildArgv, paramTokens } from "../../src/schema/build-argv.ts";
 import type { ToolSchema } from "../../src/schema/build-input-schema.ts";
-import { buildInputSchema } from "../support/build-input-schema.ts";
 import { type ArgumentIssue, validateArgs } from "../../src/schema/validate-args.ts";
 import { createExecuteTool, type ExecuteLimits } from "../../src/server/execute-tool.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
+import { expandDocument } from "../support/expand-document.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 
 const validateExecuteInput = (raw: unknown, limits: ExecuteLimits) =>
   createExecuteTool(limits).validate(raw);

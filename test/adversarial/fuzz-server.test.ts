@@ -4,11 +4,11 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { buildCatalog } from "../../src/catalog/build-catalog.ts";
 import type { CatalogCommand } from "../../src/catalog/catalog-types.ts";
-import { expandDocument } from "../support/expand-document.ts";
-import { introspectPython } from "../support/introspect-python.ts";
-import { buildInputSchema } from "../support/build-input-schema.ts";
 import { validateArgs } from "../../src/schema/validate-args.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
+import { expandDocument } from "../support/expand-document.ts";
 import { rawParserAt } from "../support/find-parse-mismatches.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import {
   describeRealConda,

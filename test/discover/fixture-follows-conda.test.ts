@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { expandDocument } from "../support/expand-document.ts";
 import { introspectPython } from "../support/introspect-python.ts";
-import type { IntrospectionResult, RawAction, RawParser } from "../../src/introspection-payload.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { parseWithTarget } from "../support/parse-with-target.ts";
 import {

@@ -10,8 +10,8 @@ import {
 } from "../../src/schema/build-input-schema.ts";
 import { settingPartners } from "../../src/schema/setting-partners.ts";
 import { sharedOptionGlossary } from "../../src/schema/shared-option-glossary.ts";
-import { buildInputSchema } from "../support/build-input-schema.ts";
 import { buildToolRegistry } from "../../src/server/build-tool-registry.ts";
+import { buildInputSchema } from "../support/build-input-schema.ts";
 import { loadReferenceTree } from "../support/reference-tree.ts";
 
 const reference = await loadReferenceTree();

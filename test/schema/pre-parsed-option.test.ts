@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
-import { introspectPython } from "../support/introspect-python.ts";
 import { runProcess } from "../../src/execute/run-process.ts";
 import type { RawPreParser } from "../../src/introspection-payload.ts";
 import { preParsedOption } from "../../src/schema/pre-parsed-option.ts";
+import { introspectPython } from "../support/introspect-python.ts";
 import { type FixtureConda, makeFixtureConda } from "../support/make-fixture-conda.ts";
 import { describeRealConda, useRealCondaSandbox } from "../support/real-conda.ts";
 
