@@ -459,9 +459,15 @@ function beyondThePrefixCases(): Case[] {
       under: ["destructive"],
     },
     {
-      name: "raw: clean -yc trashy (clustered --tempfiles)",
+      name: "raw: clean -y --tempfiles trashy",
       tool: "conda_execute",
       args: () => ({ argv: ["clean", "-y", "--tempfiles", "trashy"] }),
+      under: ["all"],
+    },
+    {
+      name: "raw: clean -yc trashy (clustered --tempfiles)",
+      tool: "conda_execute",
+      args: () => ({ argv: ["clean", "-yc", "trashy"] }),
       under: ["all"],
     },
     {
