@@ -217,7 +217,7 @@ function environmentFileCases(): Case[] {
       under: RAW,
     },
     {
-      name: "raw: env cr --fi prefix-plain.yml (abbreviated)",
+      name: "raw: env create --fi prefix-plain.yml (abbreviated --file)",
       tool: "conda_execute",
       args: () => ({ argv: ["env", "create", "--fi", "prefix-plain.yml"] }),
       under: RAW,
@@ -613,7 +613,7 @@ function legitimateCases(): Case[] {
       allowed: ["write"],
     },
     {
-      name: "raw: create -yp rel-new with the call's cwd",
+      name: "raw: create -y -p rel-new with the call's cwd",
       tool: "conda_execute",
       args: (w) => ({
         argv: ["create", ...solveArgv(w), "-p", "rel-new", "tinyhello"],
