@@ -65,8 +65,21 @@ const configWritesUnlessReading: Refine = (values) => {
     given(values, "describe") ||
     given(values, "validate") ||
     (Array.isArray(get) && get.length > 0);
-  return reads ? "read" : "write";
+  if (reads) return "read";
+  return changesFrozenProtection(values) ? "destructive" : "write";
 };
+
+// `protect_frozen_envs` is the setting --override-frozen lifts for one call; setting it, or
+// removing one file's value of it, may lift it for every later call: as destructive as the flag.
+function changesFrozenProtection(values: CallValues): boolean {
+  const keys = [
+    ...(Array.isArray(values.set)
+      ? values.set.map((pair) => (Array.isArray(pair) ? pair[0] : pair))
+      : []),
+    ...(Array.isArray(values.remove_key) ? values.remove_key : []),
+  ];
+  return keys.some((key) => typeof key === "string" && key.toLowerCase() === "protect_frozen_envs");
+}
 
 // conda opens --file for writing and truncates whatever is there.
 const exportWritesFile: Refine = (values) => (given(values, "file") ? "write" : "read");
@@ -169,7 +182,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "read",
       annotations: hints(false, true, true, false),
       reason:
-        "--show/--get/--describe/--validate read; --set/--append/--remove... rewrite a .condarc (write)",
+        "--show/--get/--describe/--validate read; --set/--append/--remove... rewrite a .condarc (write); changing protect_frozen_envs is destructive",
       refine: configWritesUnlessReading,
       guard: "config_file",
     },

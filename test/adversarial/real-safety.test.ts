@@ -508,6 +508,22 @@ function beyondThePrefixCases(): Case[] {
 function legitimateCases(): Case[] {
   return [
     {
+      name: "conda_config --set protect_frozen_envs false lifts frozen protection for good",
+      tool: "conda_config",
+      args: () => ({ file: "frozen-off.condarc", set: [["protect_frozen_envs", "false"]] }),
+      under: ["none", "write", "destructive"],
+      allowed: ["destructive"],
+    },
+    {
+      name: "raw: config --set protect_frozen_envs no",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["config", "--file", "frozen-raw.condarc", "--set", "protect_frozen_envs", "no"],
+      }),
+      under: ["exec_write", "all"],
+      allowed: ["all"],
+    },
+    {
       name: "conda_create --dry-run without -n or -p only reads",
       tool: "conda_create",
       args: (w) => ({ packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),

@@ -59,6 +59,20 @@ const cases: [string, CallValues, CommandClass][] = [
   ["config", { show: [], remove_key: ["channels"] }, "read"],
   ["config", { show: false, set: undefined }, "write"],
   ["config", { set: [["channel_priority", "strict"]] }, "write"],
+  // protect_frozen_envs is what --override-frozen lifts; changing it in a file lifts it for good.
+  ["config", { set: [["protect_frozen_envs", "false"]] }, "destructive"],
+  [
+    "config",
+    {
+      set: [
+        ["channel_priority", "strict"],
+        ["protect_frozen_envs", "no"],
+      ],
+    },
+    "destructive",
+  ],
+  ["config", { remove_key: ["protect_frozen_envs"], file: "x.yml" }, "destructive"],
+  ["config", { show: [], set: [["protect_frozen_envs", "false"]] }, "read"],
   ["config", { append: [["channels", "conda-forge"]] }, "write"],
   ["config", { prepend: [["channels", "conda-forge"]] }, "write"],
   ["config", { add: [["channels", "conda-forge"]] }, "write"],
