@@ -25,6 +25,8 @@ const TargetFactsSchema = v.object({
    * for a prefix the command deletes (remove --all, env remove, rename).
    */
   nested_environment: v.optional(v.nullable(v.boolean())),
+  /** For rename's destination: it lies inside the environment renamed (symlinks resolved). */
+  inside_source: v.optional(v.boolean()),
   /** For an existing rc file: empty, or a YAML mapping with at least one setting conda knows. */
   is_config: v.optional(v.boolean()),
 });

@@ -277,7 +277,11 @@ def targets_of(path, args, context):
         deletes = path in (["env", "remove"], ["rename"]) or (path == ["remove"] and args.all)
         targets.append(describe("prefix", context.target_prefix, context, deletes))
     if path == ["rename"]:
-        targets.append(describe("destination", rename_destination(args, context), context))
+        destination = describe("destination", rename_destination(args, context), context)
+        # conda copies the environment to the destination, then deletes the source, and with it
+        # a destination inside it (conda itself refuses only a direct child).
+        destination["inside_source"] = within(real(destination["path"]), real(context.target_prefix))
+        targets.append(destination)
     if path == ["config"]:
         targets.append(describe("rc_file", config_file(args, context), context))
     if path in (["export"], ["env", "export"]) and getattr(args, "file", None):

@@ -99,6 +99,16 @@ function guardNewPath(target: TargetFacts): PolicyDecision {
   return ALLOWED;
 }
 
+/** Where rename moves an environment: a new path, and not inside the environment it deletes. */
+function guardDestination(target: TargetFacts): PolicyDecision {
+  if (target.inside_source === true) {
+    return refuse(
+      `${where(target)} lies inside the environment renamed; conda would delete it with the source.`,
+    );
+  }
+  return guardNewPath(target);
+}
+
 /** An environment changed in place: conda-mcp never turns an ordinary folder into one. */
 function guardExisting(target: TargetFacts): PolicyDecision {
   if (!target.exists || target.is_environment) return ALLOWED;
@@ -200,7 +210,7 @@ export function guardCall(
       return withTarget(facts, "prefix", guardNewPath);
     case "rename": {
       const source = withTarget(facts, "prefix", (t) => guardDeletion(t, "rename"));
-      return source.allowed ? withTarget(facts, "destination", guardNewPath) : source;
+      return source.allowed ? withTarget(facts, "destination", guardDestination) : source;
     }
     case "in_place":
       return withTarget(facts, "prefix", guardExisting);

@@ -232,6 +232,9 @@ function renameCases(): Case[] {
     ["base", () => "base"],
     ["an ordinary folder by path", (w) => join(w.work, "plain")],
     ["base's root prefix by path", (w) => w.base],
+    // conda copies victim there, then deletes victim and the copy with it.
+    ["a new folder inside victim itself", (w) => join(w.envs, "victim", "a", "b")],
+    ["a new folder inside victim through a symlink", () => "link-victim/a/b"],
   ];
   return destinations.flatMap(([label, value]) => [
     {
@@ -774,6 +777,7 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await writeFile(join(work, "old-1.0-0.tar.bz2"), "an old tarball\n");
     await writeFile(join(work, "app.json"), '{"debug": false, "port": 8080}\n');
     await symlink(world.base, join(work, "link-base"));
+    await symlink(join(envs, "victim"), join(work, "link-victim"));
     await symlink(world.base, join(sandbox.home, "base-link"));
     const yml = (text: string) =>
       `${text}\nchannels: [${world.channel}]\ndependencies: [tinyhello]\n`;

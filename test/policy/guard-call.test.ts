@@ -87,6 +87,13 @@ describe("guardCall decides from conda's facts alone", () => {
     expect(
       verdict("rename", facts([target("prefix", "nesting"), target("destination", "missing")])),
     ).toBe(false);
+    // conda would delete a destination inside the source along with the source.
+    const inside = target("destination", "missing", { inside_source: true });
+    expect(guardCall("rename", facts([env, inside]), ALL)).toEqual({
+      allowed: false,
+      message:
+        "Refused: the destination (/x/missing) lies inside the environment renamed; conda would delete it with the source.",
+    });
   });
 
   test("conda's configuration file may be rewritten only when it is one", () => {
