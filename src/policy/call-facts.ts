@@ -1,10 +1,17 @@
 import * as v from "valibot";
 
-const TARGET_ROLES = ["prefix", "destination", "rc_file", "output_file", "tempfiles"] as const;
+const TARGET_ROLES = [
+  "prefix",
+  "destination",
+  "rc_file",
+  "output_file",
+  "tempfiles",
+  "pkgs_dir",
+] as const;
 
 /**
  * What a path is to the command: its environment, rename's destination, a file it writes, a
- * folder `clean --tempfiles` empties of temporary files.
+ * folder `clean --tempfiles` empties of temporary files, a folder `config` adds to pkgs_dirs.
  */
 export type TargetRole = (typeof TARGET_ROLES)[number];
 
@@ -27,6 +34,8 @@ const TargetFactsSchema = v.object({
   nested_environment: v.optional(v.nullable(v.boolean())),
   /** For rename's destination: it lies inside the environment renamed (symlinks resolved). */
   inside_source: v.optional(v.boolean()),
+  /** For a folder `config` adds to pkgs_dirs: it holds conda's package-cache marker (urls.txt). */
+  is_package_cache: v.optional(v.boolean()),
   /** For an existing rc file: empty, or a YAML mapping with at least one setting conda knows. */
   is_config: v.optional(v.boolean()),
 });

@@ -185,7 +185,27 @@ def describe(role, path, context, deletes=False):
         facts["nested_environment"] = nested_environment(path) if is_dir else False
     if role == "rc_file" and os.path.isfile(path):
         facts["is_config"] = loads_as_config(path, context)
+    if role == "pkgs_dir":
+        facts["is_package_cache"] = is_package_cache(path)
     return facts
+
+
+def is_package_cache(path):
+    """True when the folder holds conda's marker of a package cache (urls.txt)."""
+    try:
+        from conda.base.constants import PACKAGE_CACHE_MAGIC_FILE
+    except ImportError:
+        PACKAGE_CACHE_MAGIC_FILE = "urls.txt"
+    return os.path.isfile(os.path.join(path, PACKAGE_CACHE_MAGIC_FILE))
+
+
+def added_pkgs_dirs(args):
+    """The folders `conda config --append/--prepend pkgs_dirs` adds, expanded as conda's context
+    expands pkgs_dirs."""
+    from conda.common.path import expand
+
+    pairs = [*(getattr(args, "prepend", None) or []), *(getattr(args, "append", None) or [])]
+    return [expand(item) for key, item in pairs if key.lower() == "pkgs_dirs"]
 
 
 class Unknown(Exception):
@@ -284,6 +304,10 @@ def targets_of(path, args, context):
         targets.append(destination)
     if path == ["config"]:
         targets.append(describe("rc_file", config_file(args, context), context))
+        # conda deletes what it takes for broken packages in a package cache, and `clean
+        # --force-pkgs-dirs` the whole folder: an ordinary folder must not become one.
+        for pkgs_dir in added_pkgs_dirs(args):
+            targets.append(describe("pkgs_dir", pkgs_dir, context))
     if path in (["export"], ["env", "export"]) and getattr(args, "file", None):
         targets.append(describe("output_file", args.file, context))
     if path == ["clean"]:

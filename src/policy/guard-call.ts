@@ -26,6 +26,7 @@ const WHAT: Readonly<Record<TargetRole, string>> = {
   rc_file: "the configuration file",
   output_file: "the output file",
   tempfiles: "the --tempfiles path",
+  pkgs_dir: "the pkgs_dirs entry",
 };
 
 /** How a refusal names a target: its role and the path conda computed. */
@@ -128,6 +129,21 @@ function guardConfigFile(target: TargetFacts): PolicyDecision {
   );
 }
 
+/**
+ * A folder added to pkgs_dirs becomes a package cache: conda deletes what it takes for broken
+ * packages there, and `clean --force-pkgs-dirs` deletes the whole folder.
+ */
+function guardPkgsDirs(facts: ParsedCallFacts): PolicyDecision {
+  for (const target of facts.targets.filter((t) => t.role === "pkgs_dir")) {
+    if (target.exists && target.is_package_cache !== true) {
+      return refuse(
+        `${where(target)} exists and is not a package cache; conda would delete files in it as broken packages, and clean --force-pkgs-dirs the whole folder. Name a new folder or an existing package cache.`,
+      );
+    }
+  }
+  return ALLOWED;
+}
+
 function guardOutputFile(target: TargetFacts, options: PolicyOptions): PolicyDecision {
   if (target.is_dir) return refuse(`${where(target)} is a directory.`);
   if (!target.exists) return ALLOWED;
@@ -214,8 +230,10 @@ export function guardCall(
     }
     case "in_place":
       return withTarget(facts, "prefix", guardExisting);
-    case "config_file":
-      return withTarget(facts, "rc_file", guardConfigFile);
+    case "config_file": {
+      const rcFile = withTarget(facts, "rc_file", guardConfigFile);
+      return rcFile.allowed ? guardPkgsDirs(facts) : rcFile;
+    }
     case "output_file":
       return withTarget(facts, "output_file", (t) => guardOutputFile(t, options));
     case "package": {

@@ -527,6 +527,37 @@ function legitimateCases(): Case[] {
       allowed: ["all"],
     },
     {
+      name: "conda_config --append pkgs_dirs an ordinary folder",
+      tool: "conda_config",
+      args: (w) => ({ file: "pkgs.condarc", append: [["pkgs_dirs", join(w.work, "plain")]] }),
+      under: TYPED,
+    },
+    {
+      name: "raw: config --add pkgs_dirs plain (relative, an ordinary folder)",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["config", "--file", "pkgs-raw.condarc", "--add", "pkgs_dirs", "plain"],
+      }),
+      under: RAW,
+    },
+    {
+      name: "conda_config --prepend pkgs_dirs a new folder writes",
+      tool: "conda_config",
+      args: (w) => ({
+        file: "pkgs-new.condarc",
+        prepend: [["pkgs_dirs", join(w.work, "new-pkgs")]],
+      }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
+      name: "conda_config --append pkgs_dirs an existing package cache writes",
+      tool: "conda_config",
+      args: (w) => ({ file: "pkgs-cache.condarc", append: [["pkgs_dirs", join(w.root, "pkgs")]] }),
+      under: ["none", "write"],
+      allowed: ["write"],
+    },
+    {
       name: "conda_create --dry-run without -n or -p only reads",
       tool: "conda_create",
       args: (w) => ({ packages: ["tinyhello"], ...solveArgs(w), dry_run: true }),

@@ -181,6 +181,45 @@ describeRealConda("findCallFacts on the real conda", () => {
     expect(good?.is_config).toBe(true);
   });
 
+  test("config names each folder it adds to pkgs_dirs, expanded as conda expands them", async () => {
+    const added = async (argv: string[]) =>
+      parsed(await ask(["config", "--file", "new.condarc", ...argv])).targets.flatMap((t) =>
+        t.role === "pkgs_dir" ? [[t.path, t.exists, t.is_package_cache]] : [],
+      );
+    // conda's marker of a package cache.
+    await writeFile(join(sandbox.pkgsDir, "urls.txt"), "");
+    const appended = ["--append", "pkgs_dirs", sandbox.pkgsDir, "--append", "pkgs_dirs", "~/c"];
+    expect(await added([...appended, "--append", "channels", "x"])).toEqual([
+      [sandbox.pkgsDir, true, true],
+      [join(sandbox.home, "c"), false, false],
+    ]);
+    // Relative to the call's cwd, here envs/, where plain is an ordinary folder.
+    const relative = parsed(
+      await ask(
+        ["config", "--file", "new.condarc", "--add", "pkgs_dirs", "plain"],
+        sandbox.envsDir,
+      ),
+    );
+    expect(relative.targets.find((t) => t.role === "pkgs_dir")).toMatchObject({
+      path: join(sandbox.envsDir, "plain"),
+      exists: true,
+      is_package_cache: false,
+    });
+  });
+
+  test("rename says whether its destination lies inside the environment renamed", async () => {
+    const inside = targetOf(
+      await ask(["rename", "-n", "alone", "alone/a/b"], sandbox.envsDir),
+      "destination",
+    );
+    expect(inside).toMatchObject({
+      path: join(sandbox.envsDir, "alone", "a", "b"),
+      inside_source: true,
+    });
+    const beside = targetOf(await ask(["rename", "-n", "alone", "elsewhere"]), "destination");
+    expect(beside?.inside_source).toBe(false);
+  });
+
   test("export names its output file", async () => {
     const out = targetOf(await ask(["export", "--file", "notes.txt"]), "output_file");
     expect(out).toMatchObject({ path: join(work, "notes.txt"), exists: true });

@@ -96,6 +96,19 @@ describe("guardCall decides from conda's facts alone", () => {
     });
   });
 
+  test("config adds to pkgs_dirs only a new folder or a package cache", () => {
+    const rc = target("rc_file", "missing");
+    const pkgs = (kind: Kind, is_package_cache: boolean) =>
+      target("pkgs_dir", kind, { is_package_cache });
+    expect(verdict("config_file", facts([rc, pkgs("missing", false)]))).toBe(true);
+    expect(verdict("config_file", facts([rc, pkgs("folder", true)]))).toBe(true);
+    for (const kind of ["folder", "file", "env", "base"] as const) {
+      expect(verdict("config_file", facts([rc, pkgs("missing", false), pkgs(kind, false)]))).toBe(
+        false,
+      );
+    }
+  });
+
   test("conda's configuration file may be rewritten only when it is one", () => {
     const rc = (extra: Partial<TargetFacts>, kind: Kind = "file") =>
       facts([target("rc_file", kind, extra)]);
