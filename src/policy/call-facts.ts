@@ -36,6 +36,8 @@ const TargetFactsSchema = v.object({
   inside_source: v.optional(v.boolean()),
   /** For a folder `config` adds to pkgs_dirs: it holds conda's package-cache marker (urls.txt). */
   is_package_cache: v.optional(v.boolean()),
+  /** For a folder `config` adds to pkgs_dirs: given relative, it moves with each call's cwd. */
+  is_relative: v.optional(v.boolean()),
   /** For an existing rc file: empty, or a YAML mapping with at least one setting conda knows. */
   is_config: v.optional(v.boolean()),
 });

@@ -78,7 +78,7 @@ function changesFrozenProtection(values: CallValues): boolean {
       : []),
     ...(Array.isArray(values.remove_key) ? values.remove_key : []),
   ];
-  return keys.some((key) => typeof key === "string" && key.toLowerCase() === "protect_frozen_envs");
+  return keys.includes("protect_frozen_envs");
 }
 
 // conda opens --file for writing and truncates whatever is there.

@@ -168,7 +168,7 @@ def loads_as_config(path, context):
 def describe(role, path, context, deletes=False):
     """What the policy needs to know about one path the command acts on; the search for nested
     environments, which reads the whole tree, only for a path the command deletes."""
-    path = os.path.abspath(path)
+    given, path = path, os.path.abspath(path)
     protected = [context.root_prefix, *context.envs_dirs, *getattr(context, "pkgs_dirs", ())]
     real_path = real(path)
     is_dir = os.path.isdir(path)
@@ -187,6 +187,8 @@ def describe(role, path, context, deletes=False):
         facts["is_config"] = loads_as_config(path, context)
     if role == "pkgs_dir":
         facts["is_package_cache"] = is_package_cache(path)
+        # Stored as given: each later call would resolve it against its own working directory.
+        facts["is_relative"] = not os.path.isabs(given)
     return facts
 
 
@@ -200,12 +202,14 @@ def is_package_cache(path):
 
 
 def added_pkgs_dirs(args):
-    """The folders `conda config --append/--prepend pkgs_dirs` adds, expanded as conda's context
-    expands pkgs_dirs."""
-    from conda.common.path import expand
-
+    """The entries `conda config --append/--prepend pkgs_dirs` adds, as `~` and variables expand:
+    conda.cli.condarc.ConfigurationFile.add keys a list by the part before the first dot."""
     pairs = [*(getattr(args, "prepend", None) or []), *(getattr(args, "append", None) or [])]
-    return [expand(item) for key, item in pairs if key.lower() == "pkgs_dirs"]
+    return [
+        os.path.expanduser(os.path.expandvars(item))
+        for key, item in pairs
+        if key.partition(".")[0] == "pkgs_dirs"
+    ]
 
 
 class Unknown(Exception):
@@ -300,7 +304,8 @@ def targets_of(path, args, context):
         destination = describe("destination", rename_destination(args, context), context)
         # conda copies the environment to the destination, then deletes the source, and with it
         # a destination inside it (conda itself refuses only a direct child).
-        destination["inside_source"] = within(real(destination["path"]), real(context.target_prefix))
+        source, moved_to = real(context.target_prefix), real(destination["path"])
+        destination["inside_source"] = moved_to != source and within(moved_to, source)
         targets.append(destination)
     if path == ["config"]:
         targets.append(describe("rc_file", config_file(args, context), context))
@@ -315,8 +320,9 @@ def targets_of(path, args, context):
         for tempfiles in args.tempfiles or []:
             targets.append(describe("tempfiles", tempfiles, context))
     building = path == ["package"] and not (args.which or args.reset or args.untracked)
-    # The prefix target already refuses a non-environment; don't walk it for untracked files.
-    if building and is_environment(context.target_prefix):
+    # The prefix target already refuses base and a non-environment; don't walk them for files.
+    prefix = context.target_prefix
+    if building and is_environment(prefix) and real(prefix) != real(context.root_prefix):
         targets.append(describe("output_file", package_file(args, context), context))
     return targets
 

@@ -135,6 +135,11 @@ function guardConfigFile(target: TargetFacts): PolicyDecision {
  */
 function guardPkgsDirs(facts: ParsedCallFacts): PolicyDecision {
   for (const target of facts.targets.filter((t) => t.role === "pkgs_dir")) {
+    if (target.is_relative !== false) {
+      return refuse(
+        `${where(target)} is a relative path; every later conda call would resolve it against its own working directory. Give an absolute path.`,
+      );
+    }
     if (target.exists && target.is_package_cache !== true) {
       return refuse(
         `${where(target)} exists and is not a package cache; conda would delete files in it as broken packages, and clean --force-pkgs-dirs the whole folder. Name a new folder or an existing package cache.`,
@@ -231,6 +236,12 @@ export function guardCall(
     case "in_place":
       return withTarget(facts, "prefix", guardExisting);
     case "config_file": {
+      // Settings from stdin could lift protect_frozen_envs or add any folder to pkgs_dirs.
+      if (facts.values.stdin === true) {
+        return refuse(
+          "conda-mcp does not check settings read from stdin; give them with --set, --append or --prepend.",
+        );
+      }
       const rcFile = withTarget(facts, "rc_file", guardConfigFile);
       return rcFile.allowed ? guardPkgsDirs(facts) : rcFile;
     }

@@ -440,7 +440,8 @@ function escalationCases(): Case[] {
 }
 
 // Calls whose class or guard depends on what conda does beyond the target prefix: the folders
-// `clean --tempfiles` empties, `--override-frozen`, dry runs, and the tarball `package` writes.
+// `clean --tempfiles` empties, `--override-frozen` and the setting it lifts, dry runs, the
+// tarball `package` writes, and the folders `config` makes package caches.
 function beyondThePrefixCases(): Case[] {
   return [
     {
@@ -504,12 +505,6 @@ function beyondThePrefixCases(): Case[] {
       }),
       under: ["exec_write"],
     },
-  ];
-}
-
-// The calls the README's safety section names as allowed; they must run.
-function legitimateCases(): Case[] {
-  return [
     {
       name: "conda_config --set protect_frozen_envs false lifts frozen protection for good",
       tool: "conda_config",
@@ -527,10 +522,34 @@ function legitimateCases(): Case[] {
       allowed: ["all"],
     },
     {
+      name: "raw: config --stdin with protect_frozen_envs: false",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["config", "--file", "stdin.condarc", "--stdin"],
+        stdin: "protect_frozen_envs: false\n",
+      }),
+      under: ["exec_write", "all"],
+    },
+    {
+      name: "raw: config --stdin with an ordinary folder in pkgs_dirs",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["config", "--file", "stdin.condarc", "--stdin"],
+        stdin: `pkgs_dirs: [${join(w.work, "plain")}]\n`,
+      }),
+      under: ["exec_write", "all"],
+    },
+    {
       name: "conda_config --append pkgs_dirs an ordinary folder",
       tool: "conda_config",
       args: (w) => ({ file: "pkgs.condarc", append: [["pkgs_dirs", join(w.work, "plain")]] }),
       under: TYPED,
+    },
+    {
+      name: "conda_config --append pkgs_dirs.x (conda keys by the part before the dot)",
+      tool: "conda_config",
+      args: (w) => ({ file: "pkgs.condarc", append: [["pkgs_dirs.x", join(w.work, "plain")]] }),
+      under: ["write", "all"],
     },
     {
       name: "raw: config --add pkgs_dirs plain (relative, an ordinary folder)",
@@ -539,6 +558,12 @@ function legitimateCases(): Case[] {
         argv: ["config", "--file", "pkgs-raw.condarc", "--add", "pkgs_dirs", "plain"],
       }),
       under: RAW,
+    },
+    {
+      name: "conda_config --append pkgs_dirs a new relative folder (later calls' cwd decides)",
+      tool: "conda_config",
+      args: () => ({ file: "pkgs.condarc", append: [["pkgs_dirs", "new-relative-pkgs"]] }),
+      under: ["write", "all"],
     },
     {
       name: "conda_config --prepend pkgs_dirs a new folder writes",
@@ -553,10 +578,16 @@ function legitimateCases(): Case[] {
     {
       name: "conda_config --append pkgs_dirs an existing package cache writes",
       tool: "conda_config",
-      args: (w) => ({ file: "pkgs-cache.condarc", append: [["pkgs_dirs", join(w.root, "pkgs")]] }),
+      args: (w) => ({ file: "pkgs-cache.condarc", append: [["pkgs_dirs", join(w.work, "cache")]] }),
       under: ["none", "write"],
       allowed: ["write"],
     },
+  ];
+}
+
+// The calls the README's safety section names as allowed; they must run.
+function legitimateCases(): Case[] {
+  return [
     {
       name: "conda_create --dry-run without -n or -p only reads",
       tool: "conda_create",
@@ -806,6 +837,9 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await mkdir(join(work, "trashy", "a"), { recursive: true });
     await writeFile(join(work, "trashy", "a", "report.c~"), "keep\n");
     await writeFile(join(work, "old-1.0-0.tar.bz2"), "an old tarball\n");
+    // conda's marker of a package cache.
+    await mkdir(join(work, "cache"), { recursive: true });
+    await writeFile(join(work, "cache", "urls.txt"), "");
     await writeFile(join(work, "app.json"), '{"debug": false, "port": 8080}\n');
     await symlink(world.base, join(work, "link-base"));
     await symlink(join(envs, "victim"), join(work, "link-victim"));

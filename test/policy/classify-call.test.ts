@@ -72,6 +72,7 @@ const cases: [string, CallValues, CommandClass][] = [
     "destructive",
   ],
   ["config", { remove_key: ["protect_frozen_envs"], file: "x.yml" }, "destructive"],
+  ["config", { set: [["protect_frozen_envs_note", "x"]] }, "write"],
   ["config", { show: [], set: [["protect_frozen_envs", "false"]] }, "read"],
   ["config", { append: [["channels", "conda-forge"]] }, "write"],
   ["config", { prepend: [["channels", "conda-forge"]] }, "write"],

@@ -184,14 +184,15 @@ describeRealConda("findCallFacts on the real conda", () => {
   test("config names each folder it adds to pkgs_dirs, expanded as conda expands them", async () => {
     const added = async (argv: string[]) =>
       parsed(await ask(["config", "--file", "new.condarc", ...argv])).targets.flatMap((t) =>
-        t.role === "pkgs_dir" ? [[t.path, t.exists, t.is_package_cache]] : [],
+        t.role === "pkgs_dir" ? [[t.path, t.exists, t.is_package_cache, t.is_relative]] : [],
       );
     // conda's marker of a package cache.
     await writeFile(join(sandbox.pkgsDir, "urls.txt"), "");
-    const appended = ["--append", "pkgs_dirs", sandbox.pkgsDir, "--append", "pkgs_dirs", "~/c"];
+    // conda keys a list by the part before the first dot: pkgs_dirs.x adds to pkgs_dirs.
+    const appended = ["--append", "pkgs_dirs", sandbox.pkgsDir, "--append", "pkgs_dirs.x", "~/c"];
     expect(await added([...appended, "--append", "channels", "x"])).toEqual([
-      [sandbox.pkgsDir, true, true],
-      [join(sandbox.home, "c"), false, false],
+      [sandbox.pkgsDir, true, true, false],
+      [join(sandbox.home, "c"), false, false, false],
     ]);
     // Relative to the call's cwd, here envs/, where plain is an ordinary folder.
     const relative = parsed(
@@ -204,6 +205,7 @@ describeRealConda("findCallFacts on the real conda", () => {
       path: join(sandbox.envsDir, "plain"),
       exists: true,
       is_package_cache: false,
+      is_relative: true,
     });
   });
 

@@ -98,8 +98,8 @@ describe("guardCall decides from conda's facts alone", () => {
 
   test("config adds to pkgs_dirs only a new folder or a package cache", () => {
     const rc = target("rc_file", "missing");
-    const pkgs = (kind: Kind, is_package_cache: boolean) =>
-      target("pkgs_dir", kind, { is_package_cache });
+    const pkgs = (kind: Kind, is_package_cache: boolean, is_relative = false) =>
+      target("pkgs_dir", kind, { is_package_cache, is_relative });
     expect(verdict("config_file", facts([rc, pkgs("missing", false)]))).toBe(true);
     expect(verdict("config_file", facts([rc, pkgs("folder", true)]))).toBe(true);
     for (const kind of ["folder", "file", "env", "base"] as const) {
@@ -107,6 +107,18 @@ describe("guardCall decides from conda's facts alone", () => {
         false,
       );
     }
+    // A relative entry moves with every later call's working directory.
+    expect(verdict("config_file", facts([rc, pkgs("missing", false, true)]))).toBe(false);
+  });
+
+  test("config refuses settings read from stdin, which it cannot check", () => {
+    const rc = target("rc_file", "missing");
+    expect(guardCall("config_file", facts([rc], { stdin: true }), ALL)).toEqual({
+      allowed: false,
+      message:
+        "Refused: conda-mcp does not check settings read from stdin; give them with --set, --append or --prepend.",
+    });
+    expect(verdict("config_file", facts([rc], { stdin: false }))).toBe(true);
   });
 
   test("conda's configuration file may be rewritten only when it is one", () => {
