@@ -34,11 +34,16 @@ const TargetFactsSchema = v.object({
   nested_environment: v.optional(v.nullable(v.boolean())),
   /** For rename's destination: it lies inside the environment renamed (symlinks resolved). */
   inside_source: v.optional(v.boolean()),
-  /** For a folder `config` adds to pkgs_dirs: it holds conda's package-cache marker (urls.txt). */
+  /** For export's file: it ends as the names of conda's export formats do (.yml, .txt, ...). */
+  named_as_export: v.optional(v.boolean()),
+  /** For a folder `config` adds to pkgs_dirs: one of the package caches conda uses now. */
   is_package_cache: v.optional(v.boolean()),
   /** For a folder `config` adds to pkgs_dirs: given relative, it moves with each call's cwd. */
   is_relative: v.optional(v.boolean()),
-  /** For an existing rc file: empty, or a YAML mapping with at least one setting conda knows. */
+  /**
+   * For an rc file that exists: named as conda's configuration and read by conda now, empty, or
+   * a YAML mapping of settings conda knows only. For a new one: named as conda's configuration.
+   */
   is_config: v.optional(v.boolean()),
 });
 

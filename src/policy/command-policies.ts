@@ -1,5 +1,5 @@
 import type { CommandClass } from "./check-policy.ts";
-import type { GuardName } from "./guard-call.ts";
+import { type GuardName, settingsSetOrRemoved } from "./guard-call.ts";
 
 /** A call's values keyed by argparse dest (`dry_run`, `file`, `show`), only those it gives. */
 export type CallValues = Readonly<Record<string, unknown>>;
@@ -72,13 +72,7 @@ const configWritesUnlessReading: Refine = (values) => {
 // `protect_frozen_envs` is the setting --override-frozen lifts for one call; setting it, or
 // removing one file's value of it, may lift it for every later call: as destructive as the flag.
 function changesFrozenProtection(values: CallValues): boolean {
-  const keys = [
-    ...(Array.isArray(values.set)
-      ? values.set.map((pair) => (Array.isArray(pair) ? pair[0] : pair))
-      : []),
-    ...(Array.isArray(values.remove_key) ? values.remove_key : []),
-  ];
-  return keys.includes("protect_frozen_envs");
+  return settingsSetOrRemoved(values).includes("protect_frozen_envs");
 }
 
 // conda opens --file for writing and truncates whatever is there.

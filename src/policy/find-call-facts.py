@@ -134,20 +134,36 @@ def known_settings(context):
     return names
 
 
-def loads_as_config(path, context):
-    """True when the file is conda's configuration: named as conda names the files it reads
-    (`.condarc`, `condarc`, `*.yml`, `*.yaml`) and empty, or a YAML mapping with at least one
-    setting conda knows. An ordinary file that happens to parse as a mapping is not one."""
+def named_as_config(path):
+    """True when the file is named as conda names the files it reads as configuration in a search
+    path (`.condarc`, `condarc`, `*.yml`, `*.yaml`), or ends in `.condarc` as a file named by
+    $CONDARC or --file usually does: never a shell profile, a script or a hook."""
     try:
         from conda.common.configuration import CONDARC_FILENAMES, YAML_EXTENSIONS
     except ImportError:
         CONDARC_FILENAMES, YAML_EXTENSIONS = (".condarc", "condarc"), (".yml", ".yaml")
-    # conda's own rule for which files in a search path it reads as configuration, and the
-    # `.condarc` ending a file named by $CONDARC or --file usually has.
     name = os.path.basename(path)
-    suffix = os.path.splitext(name)[1]
-    if name not in CONDARC_FILENAMES and suffix not in (*YAML_EXTENSIONS, ".condarc"):
+    return name in CONDARC_FILENAMES or os.path.splitext(name)[1] in (*YAML_EXTENSIONS, ".condarc")
+
+
+def is_setting(key, known, context):
+    """A setting conda knows by this name or one of its aliases (envs_path, root_dir)."""
+    if key in known or not hasattr(context, "name_for_alias"):
+        return key in known
+    try:
+        return bool(context.name_for_alias(key, ignore_private=False))
+    except TypeError:  # an older conda, without ignore_private
+        return bool(context.name_for_alias(key))
+
+
+def loads_as_config(path, context):
+    """True when the existing file is conda's configuration: named as such and either one conda
+    reads now or empty or a YAML mapping of settings conda knows only. A project file with one
+    conda key among its own (an environment.yml's `channels`) is not: conda would rewrite it."""
+    if not named_as_config(path):
         return False
+    if real(path) in {real(str(f)) for f in getattr(context, "config_files", ())}:
+        return True
     try:
         try:
             from conda.common.serialize import yaml
@@ -162,7 +178,8 @@ def loads_as_config(path, context):
         return False
     if content is None or content == {}:
         return True
-    return isinstance(content, dict) and bool(known_settings(context) & set(map(str, content)))
+    known = known_settings(context)
+    return isinstance(content, dict) and all(is_setting(str(k), known, context) for k in content)
 
 
 def describe(role, path, context, deletes=False):
@@ -185,20 +202,15 @@ def describe(role, path, context, deletes=False):
         facts["nested_environment"] = nested_environment(path) if is_dir else False
     if role == "rc_file" and os.path.isfile(path):
         facts["is_config"] = loads_as_config(path, context)
+    elif role == "rc_file" and not facts["exists"]:
+        facts["is_config"] = named_as_config(path)
     if role == "pkgs_dir":
-        facts["is_package_cache"] = is_package_cache(path)
+        # One conda uses already: a marker file (urls.txt) can be written by anyone, even by
+        # `config --file`.
+        facts["is_package_cache"] = real_path in {real(p) for p in getattr(context, "pkgs_dirs", ())}
         # Stored as given: each later call would resolve it against its own working directory.
         facts["is_relative"] = not os.path.isabs(given)
     return facts
-
-
-def is_package_cache(path):
-    """True when the folder holds conda's marker of a package cache (urls.txt)."""
-    try:
-        from conda.base.constants import PACKAGE_CACHE_MAGIC_FILE
-    except ImportError:
-        PACKAGE_CACHE_MAGIC_FILE = "urls.txt"
-    return os.path.isfile(os.path.join(path, PACKAGE_CACHE_MAGIC_FILE))
 
 
 def added_pkgs_dirs(args):
@@ -210,6 +222,14 @@ def added_pkgs_dirs(args):
         for key, item in pairs
         if key.partition(".")[0] == "pkgs_dirs"
     ]
+
+
+def export_suffixes(context):
+    """The endings of the file names conda's export formats use (.json, .yaml, .yml, .txt)."""
+    exporters = getattr(context.plugin_manager, "get_environment_exporters", None)
+    if exporters is None:  # conda before export plugins: env export writes YAML
+        return {".yml", ".yaml"}
+    return {os.path.splitext(f)[1] for e in exporters() for f in e.default_filenames}
 
 
 class Unknown(Exception):
@@ -314,7 +334,11 @@ def targets_of(path, args, context):
         for pkgs_dir in added_pkgs_dirs(args):
             targets.append(describe("pkgs_dir", pkgs_dir, context))
     if path in (["export"], ["env", "export"]) and getattr(args, "file", None):
-        targets.append(describe("output_file", args.file, context))
+        output = describe("output_file", args.file, context)
+        # export writes strings it was given (channels) verbatim, and a shell, a hook or an
+        # activation script runs a file by its name: only the names conda's formats use.
+        output["named_as_export"] = os.path.splitext(args.file)[1] in export_suffixes(context)
+        targets.append(output)
     if path == ["clean"]:
         # clean walks each --tempfiles path and deletes the files ending in .c~ or .trash.
         for tempfiles in args.tempfiles or []:

@@ -121,13 +121,29 @@ function guardExisting(target: TargetFacts): PolicyDecision {
 }
 
 function guardConfigFile(target: TargetFacts): PolicyDecision {
-  if (!target.exists) return ALLOWED;
   if (target.is_config === true) return ALLOWED;
+  // A new file holds only conda's settings, but a shell or a hook would run it by its name.
+  if (!target.exists) {
+    return refuse(
+      `${where(target)} is not named as conda names its configuration files (.condarc, condarc, *.condarc, *.yml, *.yaml).`,
+    );
+  }
   // conda would rewrite whatever is there as YAML: an ordinary file's text would be lost.
   return refuse(
     `${where(target)} is not a conda configuration file; conda would overwrite it. Name a .condarc file or a new path.`,
   );
 }
+
+/** The settings a `config` call sets (`--set KEY VALUE`) or removes (`--remove-key KEY`). */
+export function settingsSetOrRemoved(values: ParsedCallFacts["values"]): unknown[] {
+  const set = Array.isArray(values.set) ? values.set : [];
+  const removed = Array.isArray(values.remove_key) ? values.remove_key : [];
+  return [...set.map((pair) => (Array.isArray(pair) ? pair[0] : pair)), ...removed];
+}
+
+// conda's names of its root prefix: setting it moves base, and base's package cache with it,
+// away from what the guards protect.
+const ROOT_PREFIX_SETTINGS = ["root_prefix", "root_dir"];
 
 /**
  * A folder added to pkgs_dirs becomes a package cache: conda deletes what it takes for broken
@@ -142,7 +158,7 @@ function guardPkgsDirs(facts: ParsedCallFacts): PolicyDecision {
     }
     if (target.exists && target.is_package_cache !== true) {
       return refuse(
-        `${where(target)} exists and is not a package cache; conda would delete files in it as broken packages, and clean --force-pkgs-dirs the whole folder. Name a new folder or an existing package cache.`,
+        `${where(target)} exists and is not one of conda's package caches; conda would delete files in it as broken packages, and clean --force-pkgs-dirs the whole folder. Name a new folder.`,
       );
     }
   }
@@ -151,6 +167,11 @@ function guardPkgsDirs(facts: ParsedCallFacts): PolicyDecision {
 
 function guardOutputFile(target: TargetFacts, options: PolicyOptions): PolicyDecision {
   if (target.is_dir) return refuse(`${where(target)} is a directory.`);
+  if (target.named_as_export === false) {
+    return refuse(
+      `${where(target)} is not named as conda's export formats name their files (environment.yml, requirements.txt and the like); a shell or a hook could run it.`,
+    );
+  }
   if (!target.exists) return ALLOWED;
   // conda truncates an existing file: replacing content is more than a routine write.
   const decision = checkPolicy("destructive", options);
@@ -240,6 +261,14 @@ export function guardCall(
       if (facts.values.stdin === true) {
         return refuse(
           "conda-mcp does not check settings read from stdin; give them with --set, --append or --prepend.",
+        );
+      }
+      const root = settingsSetOrRemoved(facts.values).find((key) =>
+        ROOT_PREFIX_SETTINGS.includes(String(key)),
+      );
+      if (root !== undefined) {
+        return refuse(
+          `conda-mcp does not change ${root}: it would move the base environment and its package cache away from what the guards protect.`,
         );
       }
       const rcFile = withTarget(facts, "rc_file", guardConfigFile);

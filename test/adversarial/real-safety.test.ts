@@ -576,11 +576,66 @@ function beyondThePrefixCases(): Case[] {
       allowed: ["write"],
     },
     {
-      name: "conda_config --append pkgs_dirs an existing package cache writes",
+      name: "conda_config --append pkgs_dirs the package cache conda uses writes",
       tool: "conda_config",
-      args: (w) => ({ file: "pkgs-cache.condarc", append: [["pkgs_dirs", join(w.work, "cache")]] }),
+      args: (w) => ({ file: "pkgs-cache.condarc", append: [["pkgs_dirs", join(w.root, "pkgs")]] }),
       under: ["none", "write"],
       allowed: ["write"],
+    },
+    {
+      name: "conda_config --append pkgs_dirs a folder holding only conda's marker file",
+      tool: "conda_config",
+      args: (w) => ({ file: "pkgs.condarc", append: [["pkgs_dirs", join(w.work, "cache")]] }),
+      under: ["write", "all"],
+    },
+    {
+      name: "conda_config --set root_prefix (moves base and its package cache)",
+      tool: "conda_config",
+      args: (w) => ({ file: "root.condarc", set: [["root_prefix", join(w.work, "plain")]] }),
+      under: TYPED,
+    },
+    {
+      name: "raw: config --set root_dir (root_prefix's alias)",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["config", "--file", "root.condarc", "--set", "root_dir", join(w.work, "plain")],
+      }),
+      under: RAW,
+    },
+    {
+      name: "conda_config --file a new shell profile",
+      tool: "conda_config",
+      args: () => ({ file: ".bash_profile", append: [["channels", "x;touch pwned"]] }),
+      under: TYPED,
+    },
+    {
+      name: "conda_config --file a new post-link script in victim",
+      tool: "conda_config",
+      args: (w) => ({
+        file: join(w.envs, "victim", "bin", ".evil-post-link.sh"),
+        append: [["channels", "x;touch pwned"]],
+      }),
+      under: TYPED,
+    },
+    {
+      name: "conda_config --remove-key from a project's environment.yml (one conda key in it)",
+      tool: "conda_config",
+      args: () => ({ file: "environment.yml", remove_key: ["dependencies"] }),
+      under: TYPED,
+    },
+    {
+      name: "conda_export --format environment-yaml --file a new shell profile",
+      tool: "conda_export",
+      args: () => ({ name: "victim", format: "environment-yaml", file: ".bash_profile" }),
+      under: TYPED,
+    },
+    {
+      name: "raw: export --format environment-yaml -f .bashrc",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["export", "-n", "victim", "--format", "environment-yaml", "-f", ".bashrc"],
+      }),
+      under: RAW,
     },
   ];
 }

@@ -175,7 +175,17 @@ describeRealConda("findCallFacts on the real conda", () => {
     );
     expect(plain).toMatchObject({ path: join(work, "notes.txt"), exists: true, is_config: false });
     const user = targetOf(await ask(["config"]), "rc_file");
-    expect(user).toMatchObject({ path: join(sandbox.home, ".condarc"), exists: false });
+    expect(user).toMatchObject({
+      path: join(sandbox.home, ".condarc"),
+      exists: false,
+      is_config: true,
+    });
+    // A new file must be named as conda's configuration; an existing one hold settings only.
+    const profile = targetOf(await ask(["config", "--file", "~/.bash_profile"]), "rc_file");
+    expect(profile).toMatchObject({ exists: false, is_config: false });
+    await writeFile(join(work, "environment.yml"), "channels: [x]\ndependencies: [python]\n");
+    const project = targetOf(await ask(["config", "--file", "environment.yml"]), "rc_file");
+    expect(project).toMatchObject({ exists: true, is_config: false });
     await writeFile(join(work, "good.yml"), "channels: [x]\n");
     const good = targetOf(await ask(["config", "--file", "good.yml"]), "rc_file");
     expect(good?.is_config).toBe(true);
@@ -186,8 +196,12 @@ describeRealConda("findCallFacts on the real conda", () => {
       parsed(await ask(["config", "--file", "new.condarc", ...argv])).targets.flatMap((t) =>
         t.role === "pkgs_dir" ? [[t.path, t.exists, t.is_package_cache, t.is_relative]] : [],
       );
-    // conda's marker of a package cache.
-    await writeFile(join(sandbox.pkgsDir, "urls.txt"), "");
+    // The sandbox's CONDA_PKGS_DIRS is a package cache conda uses; a marker file is not enough.
+    await mkdir(join(work, "marked"), { recursive: true });
+    await writeFile(join(work, "marked", "urls.txt"), "");
+    expect(await added(["--append", "pkgs_dirs", join(work, "marked")])).toEqual([
+      [join(work, "marked"), true, false, false],
+    ]);
     // conda keys a list by the part before the first dot: pkgs_dirs.x adds to pkgs_dirs.
     const appended = ["--append", "pkgs_dirs", sandbox.pkgsDir, "--append", "pkgs_dirs.x", "~/c"];
     expect(await added([...appended, "--append", "channels", "x"])).toEqual([
@@ -222,9 +236,15 @@ describeRealConda("findCallFacts on the real conda", () => {
     expect(beside?.inside_source).toBe(false);
   });
 
-  test("export names its output file", async () => {
+  test("export names its output file and whether its formats name files so", async () => {
     const out = targetOf(await ask(["export", "--file", "notes.txt"]), "output_file");
-    expect(out).toMatchObject({ path: join(work, "notes.txt"), exists: true });
+    expect(out).toMatchObject({
+      path: join(work, "notes.txt"),
+      exists: true,
+      named_as_export: true,
+    });
+    const profile = ["export", "--format", "environment-yaml", "--file", "~/.bash_profile"];
+    expect(targetOf(await ask(profile), "output_file")?.named_as_export).toBe(false);
     expect(targetOf(await ask(["env", "export", "-f", "new.yml"]), "output_file")?.exists).toBe(
       false,
     );

@@ -97,7 +97,7 @@ describe("guardCall decides from conda's facts alone", () => {
   });
 
   test("config adds to pkgs_dirs only a new folder or a package cache", () => {
-    const rc = target("rc_file", "missing");
+    const rc = target("rc_file", "missing", { is_config: true });
     const pkgs = (kind: Kind, is_package_cache: boolean, is_relative = false) =>
       target("pkgs_dir", kind, { is_package_cache, is_relative });
     expect(verdict("config_file", facts([rc, pkgs("missing", false)]))).toBe(true);
@@ -111,8 +111,26 @@ describe("guardCall decides from conda's facts alone", () => {
     expect(verdict("config_file", facts([rc, pkgs("missing", false, true)]))).toBe(false);
   });
 
+  test("config never moves conda's root prefix", () => {
+    const rc = target("rc_file", "missing", { is_config: true });
+    for (const key of ["root_prefix", "root_dir"]) {
+      expect(verdict("config_file", facts([rc], { set: [[key, "/x/folder"]] }))).toBe(false);
+      expect(verdict("config_file", facts([rc], { remove_key: [key] }))).toBe(false);
+    }
+    expect(verdict("config_file", facts([rc], { set: [["channel_priority", "strict"]] }))).toBe(
+      true,
+    );
+  });
+
+  test("export writes only files named as conda's export formats name theirs", () => {
+    const out = (named_as_export: boolean) =>
+      facts([target("output_file", "missing", { named_as_export })]);
+    expect(verdict("output_file", out(true))).toBe(true);
+    expect(verdict("output_file", out(false))).toBe(false);
+  });
+
   test("config refuses settings read from stdin, which it cannot check", () => {
-    const rc = target("rc_file", "missing");
+    const rc = target("rc_file", "missing", { is_config: true });
     expect(guardCall("config_file", facts([rc], { stdin: true }), ALL)).toEqual({
       allowed: false,
       message:
@@ -124,7 +142,9 @@ describe("guardCall decides from conda's facts alone", () => {
   test("conda's configuration file may be rewritten only when it is one", () => {
     const rc = (extra: Partial<TargetFacts>, kind: Kind = "file") =>
       facts([target("rc_file", kind, extra)]);
-    expect(verdict("config_file", rc({}, "missing"))).toBe(true);
+    // A new file only with a configuration file's name: a shell or a hook runs files by name.
+    expect(verdict("config_file", rc({ is_config: true }, "missing"))).toBe(true);
+    expect(verdict("config_file", rc({ is_config: false }, "missing"))).toBe(false);
     expect(verdict("config_file", rc({ is_config: true }))).toBe(true);
     expect(verdict("config_file", rc({ is_config: false }))).toBe(false);
     expect(verdict("config_file", rc({}, "folder"))).toBe(false);
