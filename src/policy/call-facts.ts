@@ -34,6 +34,8 @@ const TargetFactsSchema = v.object({
   nested_environment: v.optional(v.nullable(v.boolean())),
   /** For rename's destination: it lies inside the environment renamed (symlinks resolved). */
   inside_source: v.optional(v.boolean()),
+  /** For the tarball `package` builds: its name holds no path separator. */
+  plain_name: v.optional(v.boolean()),
   /** For export's file: it ends as the names of conda's export formats do (.yml, .txt, ...). */
   named_as_export: v.optional(v.boolean()),
   /** For a folder `config` adds to pkgs_dirs: one of the package caches conda uses now. */

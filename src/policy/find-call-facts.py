@@ -347,7 +347,12 @@ def targets_of(path, args, context):
     # The prefix target already refuses base and a non-environment; don't walk them for files.
     prefix = context.target_prefix
     if building and is_environment(prefix) and real(prefix) != real(context.root_prefix):
-        targets.append(describe("output_file", package_file(args, context), context))
+        name = package_file(args, context)
+        output = describe("output_file", name, context)
+        # conda joins name, version and build into paths unchecked: the tarball's here, and at
+        # install the record's in conda-meta, where a separator would overwrite any file.
+        output["plain_name"] = os.path.basename(name) == name
+        targets.append(output)
     return targets
 
 

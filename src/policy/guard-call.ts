@@ -199,6 +199,16 @@ function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): P
     : ALLOWED;
 }
 
+/** The tarball `package` builds: in the working directory, under a plain name. */
+function guardTarball(target: TargetFacts, options: PolicyOptions): PolicyDecision {
+  if (target.plain_name === false) {
+    return refuse(
+      "the package's name, version and build must not hold a path separator; conda would write the tarball, and each install its record, at that path.",
+    );
+  }
+  return guardOutputFile(target, options);
+}
+
 /**
  * `clean --tempfiles PATH`: conda deletes every `*.c~` and `*.trash` file below PATH, which only an
  * environment's own leftovers should be; base is an environment like any other here.
@@ -279,7 +289,7 @@ export function guardCall(
     case "package": {
       const prefix = withTarget(facts, "prefix", (t) => guardPackage(t, facts.values));
       return prefix.allowed
-        ? withTarget(facts, "output_file", (t) => guardOutputFile(t, options))
+        ? withTarget(facts, "output_file", (t) => guardTarball(t, options))
         : prefix;
     }
     case "tempfiles":

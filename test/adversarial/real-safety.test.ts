@@ -506,6 +506,25 @@ function beyondThePrefixCases(): Case[] {
       under: ["exec_write"],
     },
     {
+      name: "conda_package with a path for a name (install would write its record there)",
+      tool: "conda_package",
+      args: (w) => ({
+        prefix: join(w.envs, "victim"),
+        pkg_name: join(w.work, "plain", "report"),
+        pkg_version: "2024",
+        pkg_build: "1",
+      }),
+      under: ["write", "all"],
+    },
+    {
+      name: "raw: package --pkg-version with a path in it",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["package", "-n", "victim", "--pkg-name", "x", "--pkg-version", "1/../../plain/y"],
+      }),
+      under: ["exec_write", "all"],
+    },
+    {
       name: "conda_config --set protect_frozen_envs false lifts frozen protection for good",
       tool: "conda_config",
       args: () => ({ file: "frozen-off.condarc", set: [["protect_frozen_envs", "false"]] }),

@@ -122,6 +122,13 @@ describe("guardCall decides from conda's facts alone", () => {
     );
   });
 
+  test("package builds only a tarball with a plain name", () => {
+    const env = target("prefix", "env");
+    const tarball = (plain_name: boolean) => target("output_file", "missing", { plain_name });
+    expect(verdict("package", facts([env, tarball(true)]))).toBe(true);
+    expect(verdict("package", facts([env, tarball(false)]))).toBe(false);
+  });
+
   test("export writes only files named as conda's export formats name theirs", () => {
     const out = (named_as_export: boolean) =>
       facts([target("output_file", "missing", { named_as_export })]);
