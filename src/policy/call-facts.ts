@@ -32,6 +32,8 @@ const TargetFactsSchema = v.object({
    * for a prefix the command deletes (remove --all, env remove, rename).
    */
   nested_environment: v.optional(v.nullable(v.boolean())),
+  /** For a prefix that is an environment: its owner froze it (conda-meta/frozen, CEP 22). */
+  is_frozen: v.optional(v.boolean()),
   /** For rename's destination: it lies inside the environment renamed (symlinks resolved). */
   inside_source: v.optional(v.boolean()),
   /** For the tarball `package` builds: its name holds no path separator. */

@@ -217,7 +217,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, true, false),
       reason: "writes an environment's state file; replaces a variable's earlier value",
-      guard: "in_place",
+      guard: "environment_variables",
     },
   ],
   [
@@ -226,7 +226,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
       baseClass: "write",
       annotations: hints(false, true, true, false),
       reason: "removes variables from an environment's state file",
-      guard: "in_place",
+      guard: "environment_variables",
     },
   ],
   [

@@ -114,6 +114,16 @@ def is_environment(path):
         return os.path.isfile(os.path.join(path, "conda-meta", "history"))
 
 
+def is_frozen(path):
+    """conda's mark of an environment its owner froze (CEP 22: conda-meta/frozen)."""
+    try:
+        from conda.core.prefix_data import PrefixData
+
+        return bool(PrefixData(path).is_frozen())
+    except (ImportError, AttributeError, TypeError):
+        return os.path.isfile(os.path.join(path, "conda-meta", "frozen"))
+
+
 def nested_environment(path):
     """True when an environment lies anywhere below path; None when the search gave up."""
     seen = 0
@@ -200,6 +210,8 @@ def describe(role, path, context, deletes=False):
     }
     if deletes:
         facts["nested_environment"] = nested_environment(path) if is_dir else False
+    if role == "prefix" and facts["is_environment"]:
+        facts["is_frozen"] = is_frozen(path)
     if role == "rc_file" and os.path.isfile(path):
         facts["is_config"] = loads_as_config(path, context)
     elif role == "rc_file" and not facts["exists"]:

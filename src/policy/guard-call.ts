@@ -11,7 +11,8 @@ export type GuardName =
   | "config_file"
   | "output_file"
   | "package"
-  | "tempfiles";
+  | "tempfiles"
+  | "environment_variables";
 
 const ALLOWED: PolicyDecision = { allowed: true };
 
@@ -209,6 +210,39 @@ function guardTarball(target: TargetFacts, options: PolicyOptions): PolicyDecisi
   return guardOutputFile(target, options);
 }
 
+// conda's activation scripts write each variable into shell code unescaped (`export NAME='VALUE'`,
+// `setenv NAME "VALUE"`, `$Env:NAME = "VALUE"`): these would end the quotes or run a command.
+const SHELL_ACTIVE = /['"`$\r\n]/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `env config vars set/unset`: variables every later activation of the environment sets, so
+ * only plain names and values that no shell reads as code; never in a frozen environment,
+ * which conda itself does not check here.
+ */
+function guardVariables(target: TargetFacts, values: ParsedCallFacts["values"]): PolicyDecision {
+  const existing = guardExisting(target);
+  if (!existing.allowed) return existing;
+  if (target.is_frozen === true) {
+    return refuse(`${where(target)} is frozen; conda-mcp does not change its variables.`);
+  }
+  const vars = Array.isArray(values.vars) ? values.vars : [];
+  for (const [index, entry] of vars.entries()) {
+    const [name = "", ...rest] = String(entry).split("=");
+    if (!VARIABLE_NAME.test(name.trim())) {
+      return refuse(
+        `variable ${index + 1}'s name is not a plain variable name (letters, digits, _).`,
+      );
+    }
+    if (SHELL_ACTIVE.test(rest.join("="))) {
+      return refuse(
+        `variable ${index + 1}'s value holds a quote, a backtick, a $ or a line break, which conda's activation scripts would run as shell code.`,
+      );
+    }
+  }
+  return ALLOWED;
+}
+
 /**
  * `clean --tempfiles PATH`: conda deletes every `*.c~` and `*.trash` file below PATH, which only an
  * environment's own leftovers should be; base is an environment like any other here.
@@ -294,5 +328,7 @@ export function guardCall(
     }
     case "tempfiles":
       return guardTempfiles(facts);
+    case "environment_variables":
+      return withTarget(facts, "prefix", (t) => guardVariables(t, facts.values));
   }
 }

@@ -525,6 +525,38 @@ function beyondThePrefixCases(): Case[] {
       under: ["exec_write", "all"],
     },
     {
+      name: "conda_env_config_vars_set a value that ends the activation script's quotes",
+      tool: "conda_env_config_vars_set",
+      args: () => ({ name: "victim", vars: ["X=a'; touch pwned; echo '"] }),
+      under: ["write", "all"],
+    },
+    {
+      name: "conda_env_config_vars_set a name that is shell code",
+      tool: "conda_env_config_vars_set",
+      args: () => ({ name: "victim", vars: ["X;touch pwned=1"] }),
+      under: ["write"],
+    },
+    {
+      name: "raw: env config vars set a value with a command substitution",
+      tool: "conda_execute",
+      args: () => ({ argv: ["env", "config", "vars", "set", "-n", "victim", "Y=$(touch pwned)"] }),
+      under: ["exec_write"],
+    },
+    {
+      name: "conda_env_config_vars_set in a frozen environment",
+      tool: "conda_env_config_vars_set",
+      args: () => ({ name: "icy", vars: ["A=1"] }),
+      under: ["write", "all"],
+    },
+    {
+      name: "conda_env_config_vars_set plain variables writes",
+      tool: "conda_env_config_vars_set",
+      args: () => ({ name: "victim", vars: ["MY_FLAGS=-O2 -g", "MY_URL=https://x/?a=b&c=d"] }),
+      under: ["none", "write"],
+      allowed: ["write"],
+      mayChange: ["envs/victim/conda-meta/state"],
+    },
+    {
       name: "conda_config --set protect_frozen_envs false lifts frozen protection for good",
       tool: "conda_config",
       args: () => ({ file: "frozen-off.condarc", set: [["protect_frozen_envs", "false"]] }),
@@ -901,6 +933,9 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await makeEnv(join(envs, "victim"));
     await makeEnv(join(envs, "holder"));
     await makeEnv(join(envs, "holder", "sub", "nested"));
+    // Frozen by its owner (CEP 22).
+    await makeEnv(join(envs, "icy"));
+    await writeFile(join(envs, "icy", "conda-meta", "frozen"), "");
     await mkdir(join(envs, "plainfolder"), { recursive: true });
     await writeFile(join(envs, "plainfolder", "keep.txt"), "keep\n");
     await mkdir(join(work, "plain"), { recursive: true });

@@ -122,6 +122,19 @@ describe("guardCall decides from conda's facts alone", () => {
     );
   });
 
+  test("environment variables: plain names, values no shell runs, never a frozen environment", () => {
+    const env = target("prefix", "env");
+    const set = (vars: string[], prefix = env) =>
+      guardCall("environment_variables", facts([prefix], { vars }), ALL).allowed;
+    expect(set(["MY_FLAGS=-O2 -g", "URL=https://x/?a=b&c=d", "EMPTY="])).toBe(true);
+    expect(set(["PLAIN"])).toBe(true); // unset names
+    for (const bad of ["X=a'b", 'X=a"b', "X=a`b`", "X=$(id)", "X=a\nb", "X;id=1", "=1", "1X=1"]) {
+      expect([bad, set([bad])]).toEqual([bad, false]);
+    }
+    expect(set(["A=1"], target("prefix", "env", { is_frozen: true }))).toBe(false);
+    expect(set(["A=1"], target("prefix", "folder"))).toBe(false);
+  });
+
   test("package builds only a tarball with a plain name", () => {
     const env = target("prefix", "env");
     const tarball = (plain_name: boolean) => target("output_file", "missing", { plain_name });
