@@ -296,6 +296,27 @@ def update_target(args, context):
     context.__init__(argparse_args=args)
 
 
+def file_variables(path, args, context):
+    """The variables the environment files of create, env create and env update give, as
+    NAME=VALUE: conda stores them in the environment's state, for every later activation."""
+    manager = context.plugin_manager
+    if path not in (["create"], ["env", "create"], ["env", "update"]):
+        return []
+    if not hasattr(manager, "get_environment_specifier"):
+        return []
+    found = []
+    for source in files_of(args):
+        try:
+            hook = manager.get_environment_specifier(
+                source=source, name=context.environment_specifier
+            )
+            variables = getattr(hook.environment_spec(source).env, "variables", None) or {}
+        except Exception:
+            continue  # a file conda cannot read as an environment gives it no variables either
+        found += [f"{name}={value}" for name, value in variables.items()]
+    return found
+
+
 def config_file(args, context):
     """The file `conda config` writes, chosen as conda.cli.main_config.execute_config chooses it."""
     from conda.base import context as module
@@ -435,10 +456,12 @@ def parsed_facts(parsed, chosen):
         "values": given_values(args, [parsed.parser, *(p for _, p in chosen)], NULL),
         "targets": [],
         "target_error": None,
+        "file_variables": [],
     }
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             facts["targets"] = targets_of(path, args, context)
+            facts["file_variables"] = file_variables(path, args, context)
     except Exception as error:
         facts["target_error"] = f"{type(error).__name__}: {error}"[:MESSAGE_LIMIT]
     return facts

@@ -212,7 +212,8 @@ function guardTarball(target: TargetFacts, options: PolicyOptions): PolicyDecisi
 
 // conda's activation scripts write each variable into shell code unescaped (`export NAME='VALUE'`,
 // `setenv NAME "VALUE"`, `$Env:NAME = "VALUE"`): these would end the quotes or run a command.
-const SHELL_ACTIVE = /['"`$\r\n]/;
+// `$NAME` only expands; `$(` runs a command in fish and PowerShell.
+const SHELL_ACTIVE = /['"`\r\n]|\$\(/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -226,17 +227,21 @@ function guardVariables(target: TargetFacts, values: ParsedCallFacts["values"]):
   if (target.is_frozen === true) {
     return refuse(`${where(target)} is frozen; conda-mcp does not change its variables.`);
   }
-  const vars = Array.isArray(values.vars) ? values.vars : [];
+  return checkVariables(Array.isArray(values.vars) ? values.vars : [], "variable");
+}
+
+/** NAME=VALUE entries an environment's activation will set: plain, and not shell code. */
+function checkVariables(vars: readonly unknown[], label: string): PolicyDecision {
   for (const [index, entry] of vars.entries()) {
     const [name = "", ...rest] = String(entry).split("=");
     if (!VARIABLE_NAME.test(name.trim())) {
       return refuse(
-        `variable ${index + 1}'s name is not a plain variable name (letters, digits, _).`,
+        `${label} ${index + 1}'s name is not a plain variable name (letters, digits, _).`,
       );
     }
     if (SHELL_ACTIVE.test(rest.join("="))) {
       return refuse(
-        `variable ${index + 1}'s value holds a quote, a backtick, a $ or a line break, which conda's activation scripts would run as shell code.`,
+        `${label} ${index + 1}'s value holds a quote, a backtick, $( or a line break, which conda's activation scripts would run as shell code.`,
       );
     }
   }
@@ -292,14 +297,22 @@ export function guardCall(
       return facts.values.all === true
         ? withTarget(facts, "prefix", (t) => guardDeletion(t, "remove"))
         : withTarget(facts, "prefix", guardExisting);
-    case "creation":
-      return withTarget(facts, "prefix", guardNewPath);
+    case "creation": {
+      const created = withTarget(facts, "prefix", guardNewPath);
+      return created.allowed
+        ? checkVariables(facts.file_variables ?? [], "the environment file's variable")
+        : created;
+    }
     case "rename": {
       const source = withTarget(facts, "prefix", (t) => guardDeletion(t, "rename"));
       return source.allowed ? withTarget(facts, "destination", guardDestination) : source;
     }
-    case "in_place":
-      return withTarget(facts, "prefix", guardExisting);
+    case "in_place": {
+      const changed = withTarget(facts, "prefix", guardExisting);
+      return changed.allowed
+        ? checkVariables(facts.file_variables ?? [], "the environment file's variable")
+        : changed;
+    }
     case "config_file": {
       // Settings from stdin could lift protect_frozen_envs or add any folder to pkgs_dirs.
       if (facts.values.stdin === true) {

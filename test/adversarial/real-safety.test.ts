@@ -543,6 +543,18 @@ function beyondThePrefixCases(): Case[] {
       under: ["exec_write"],
     },
     {
+      name: "conda_env_create from a file whose variables end the activation script's quotes",
+      tool: "conda_env_create",
+      args: () => ({ file: ["vars-env.yml"] }),
+      under: ["write", "all"],
+    },
+    {
+      name: "conda_env_update victim from a file whose variables end the quotes",
+      tool: "conda_env_update",
+      args: () => ({ name: "victim", file: "vars-env.yml" }),
+      under: ["write", "all"],
+    },
+    {
       name: "conda_env_config_vars_set in a frozen environment",
       tool: "conda_env_config_vars_set",
       args: () => ({ name: "icy", vars: ["A=1"] }),
@@ -963,6 +975,10 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await writeFile(join(work, "sub", "environment.yml"), yml(`prefix: ${join(envs, "holder")}`));
     await writeFile(join(work, "new-env.yml"), yml("name: fresh-env"));
     await writeFile(join(work, "new-create.yml"), yml("name: fresh-create"));
+    await writeFile(
+      join(work, "vars-env.yml"),
+      yml(`name: fresh-vars\nvariables:\n  X: "a'; touch ${join(work, "pwned")}; echo '"`),
+    );
     for (const policy of Object.keys(POLICY_ARGS) as Policy[]) {
       servers.set(
         policy,

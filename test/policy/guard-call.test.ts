@@ -126,12 +126,18 @@ describe("guardCall decides from conda's facts alone", () => {
     const env = target("prefix", "env");
     const set = (vars: string[], prefix = env) =>
       guardCall("environment_variables", facts([prefix], { vars }), ALL).allowed;
-    expect(set(["MY_FLAGS=-O2 -g", "URL=https://x/?a=b&c=d", "EMPTY="])).toBe(true);
+    expect(set(["MY_FLAGS=-O2 -g", "URL=https://x/?a=b&c=d", "EMPTY=", "P=$HOME/bin"])).toBe(true);
     expect(set(["PLAIN"])).toBe(true); // unset names
     for (const bad of ["X=a'b", 'X=a"b', "X=a`b`", "X=$(id)", "X=a\nb", "X;id=1", "=1", "1X=1"]) {
       expect([bad, set([bad])]).toEqual([bad, false]);
     }
     expect(set(["A=1"], target("prefix", "env", { is_frozen: true }))).toBe(false);
+    // The variables of create's and env update's environment files, likewise.
+    const withFile = (guard: GuardName, prefix: TargetFacts, vars: string[]) =>
+      guardCall(guard, { ...facts([prefix]), file_variables: vars }, ALL).allowed;
+    expect(withFile("creation", target("prefix", "missing"), ["A=1"])).toBe(true);
+    expect(withFile("creation", target("prefix", "missing"), ["A=a'b"])).toBe(false);
+    expect(withFile("in_place", env, ["A=`id`"])).toBe(false);
     expect(set(["A=1"], target("prefix", "folder"))).toBe(false);
   });
 
