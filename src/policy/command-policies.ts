@@ -294,6 +294,7 @@ export const BUILTIN_COMMAND_POLICIES: ReadonlyMap<string, CommandPolicy> = new 
         "edits shell startup files outside conda (every user's with --system, the registry on " +
         "Windows) and --reverse removes blocks from them: effects beyond conda's own directories",
       refine: dryRunReads,
+      guard: "shell_setup",
     },
   ],
   [

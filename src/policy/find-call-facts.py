@@ -251,7 +251,26 @@ class Unknown(Exception):
 def files_of(args):
     files = getattr(args, "file", None) or []
     # conda 26 takes several environment files; older releases take one string.
-    return [files] if isinstance(files, str) else list(files)
+    files = [files] if isinstance(files, str) else list(files)
+    for path in files:
+        if os.path.exists(path) and not plain_file(path):
+            raise Unknown(f"{path} is stdin, a pipe, a device or under /proc; conda-mcp checks files")
+    return files
+
+
+def plain_file(path):
+    """A file that reads the same here as in conda's own run: not a pipe or a device, read once,
+    nor this process's stdin (its argv) or anything else of this process under /proc."""
+    if not os.path.isfile(path) or real(path).startswith(os.path.normcase("/proc/")):
+        return False
+    status = os.stat(path)
+    for fd in (0, 1, 2):
+        try:
+            if os.path.samestat(status, os.fstat(fd)):
+                return False
+        except OSError:
+            pass  # that descriptor is closed
+    return True
 
 
 def create_target(args, context):
@@ -297,10 +316,11 @@ def update_target(args, context):
 
 
 def file_variables(path, args, context):
-    """The variables the environment files of create, env create and env update give, as
-    NAME=VALUE: conda stores them in the environment's state, for every later activation."""
+    """The variables the environment files of create, install, update, env create and env update
+    give, as NAME=VALUE: conda stores them in the environment's state, for every later
+    activation."""
     manager = context.plugin_manager
-    if path not in (["create"], ["env", "create"], ["env", "update"]):
+    if path not in (["create"], ["install"], ["update"], ["env", "create"], ["env", "update"]):
         return []
     if not hasattr(manager, "get_environment_specifier"):
         return []
@@ -310,7 +330,10 @@ def file_variables(path, args, context):
             hook = manager.get_environment_specifier(
                 source=source, name=context.environment_specifier
             )
-            variables = getattr(hook.environment_spec(source).env, "variables", None) or {}
+            spec = hook.environment_spec(source)
+            # conda 26 reads each file for the platform it installs for.
+            env = spec.env_for(context.subdir) if hasattr(spec, "env_for") else spec.env
+            variables = getattr(env, "variables", None) or {}
         except Exception:
             continue  # a file conda cannot read as an environment gives it no variables either
         found += [f"{name}={value}" for name, value in variables.items()]
@@ -370,7 +393,11 @@ def targets_of(path, args, context):
         output = describe("output_file", args.file, context)
         # export writes strings it was given (channels) verbatim, and a shell, a hook or an
         # activation script runs a file by its name: only the names conda's formats use.
-        output["named_as_export"] = os.path.splitext(args.file)[1] in export_suffixes(context)
+        # conda follows a link: the file it writes must be so named too.
+        suffixes = export_suffixes(context)
+        output["named_as_export"] = all(
+            os.path.splitext(name)[1] in suffixes for name in (args.file, real(args.file))
+        )
         targets.append(output)
     if path == ["clean"]:
         # clean walks each --tempfiles path and deletes the files ending in .c~ or .trash.

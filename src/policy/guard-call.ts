@@ -12,7 +12,8 @@ export type GuardName =
   | "output_file"
   | "package"
   | "tempfiles"
-  | "environment_variables";
+  | "environment_variables"
+  | "shell_setup";
 
 const ALLOWED: PolicyDecision = { allowed: true };
 
@@ -75,6 +76,14 @@ function guardDeletion(target: TargetFacts, verb: string): PolicyDecision {
     );
   }
   return ALLOWED;
+}
+
+/** rename deletes its source, and conda lets it delete a frozen one. */
+function guardRenamed(target: TargetFacts): PolicyDecision {
+  if (target.is_frozen === true) {
+    return refuse(`${where(target)} is frozen; conda rename would delete it.`);
+  }
+  return guardDeletion(target, "rename");
 }
 
 /** A path conda would create an environment at, or move one to: it must not exist yet. */
@@ -195,8 +204,11 @@ function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): P
       `${where(target)} is not a conda environment; conda package would take or delete its files.`,
     );
   }
-  return values.reset === true && !target.exists
-    ? refuse(`${where(target)} does not exist.`)
+  if (values.reset !== true) return ALLOWED;
+  if (!target.exists) return refuse(`${where(target)} does not exist.`);
+  // conda checks frozen environments in install, remove and env update only.
+  return target.is_frozen === true
+    ? refuse(`${where(target)} is frozen; conda package --reset would delete its files.`)
     : ALLOWED;
 }
 
@@ -246,6 +258,12 @@ function checkVariables(vars: readonly unknown[], label: string): PolicyDecision
     }
   }
   return ALLOWED;
+}
+
+/** The variables of a call's environment files; a file conda-mcp could not read is refused. */
+function guardFileVariables(facts: ParsedCallFacts): PolicyDecision {
+  if (facts.target_error !== null) return unknownTarget(facts.target_error);
+  return checkVariables(facts.file_variables ?? [], "the environment file's variable");
 }
 
 /**
@@ -299,19 +317,15 @@ export function guardCall(
         : withTarget(facts, "prefix", guardExisting);
     case "creation": {
       const created = withTarget(facts, "prefix", guardNewPath);
-      return created.allowed
-        ? checkVariables(facts.file_variables ?? [], "the environment file's variable")
-        : created;
+      return created.allowed ? guardFileVariables(facts) : created;
     }
     case "rename": {
-      const source = withTarget(facts, "prefix", (t) => guardDeletion(t, "rename"));
+      const source = withTarget(facts, "prefix", guardRenamed);
       return source.allowed ? withTarget(facts, "destination", guardDestination) : source;
     }
     case "in_place": {
       const changed = withTarget(facts, "prefix", guardExisting);
-      return changed.allowed
-        ? checkVariables(facts.file_variables ?? [], "the environment file's variable")
-        : changed;
+      return changed.allowed ? guardFileVariables(facts) : changed;
     }
     case "config_file": {
       // Settings from stdin could lift protect_frozen_envs or add any folder to pkgs_dirs.
@@ -343,5 +357,10 @@ export function guardCall(
       return guardTempfiles(facts);
     case "environment_variables":
       return withTarget(facts, "prefix", (t) => guardVariables(t, facts.values));
+    case "shell_setup":
+      // `init --dev` deletes base's conda and links base to the source tree in the cwd.
+      return facts.values.dev === true
+        ? refuse("conda init --dev replaces the base environment's conda with a source checkout.")
+        : ALLOWED;
   }
 }

@@ -561,6 +561,60 @@ function beyondThePrefixCases(): Case[] {
       under: ["write", "all"],
     },
     {
+      name: "raw: create --file /dev/stdin whose variables end the quotes (read once)",
+      tool: "conda_execute",
+      args: (w) => ({
+        argv: ["create", ...solveArgv(w), "-n", "stdin-vars", "--file", "/dev/stdin"],
+        stdin: `name: x\ndependencies: [tinyhello]\nvariables:\n  X: "a'; touch pwned; echo '"\n`,
+      }),
+      under: ["exec_write", "all"],
+    },
+    {
+      name: "raw: env update victim -f /dev/stdin whose variables run a command",
+      tool: "conda_execute",
+      args: () => ({
+        argv: ["env", "update", "-n", "victim", "-f", "/dev/stdin"],
+        stdin: 'dependencies: [tinyhello]\nvariables:\n  Y: "$(touch pwned)"\n',
+      }),
+      under: ["exec_write", "all"],
+    },
+    {
+      name: "conda_install into victim from a file whose variables end the quotes",
+      tool: "conda_install",
+      args: (w) => ({ name: "victim", file: ["vars-env.yml"], ...solveArgs(w) }),
+      under: ["write", "all"],
+    },
+    {
+      name: "conda_rename a frozen environment (conda does not check, and deletes it)",
+      tool: "conda_rename",
+      args: () => ({ name: "icy", destination: "icy-moved", yes: true }),
+      under: ["destructive", "all"],
+    },
+    {
+      name: "conda_package --reset in a frozen environment (conda does not check)",
+      tool: "conda_package",
+      args: () => ({ name: "icy", reset: true }),
+      under: ["destructive", "all"],
+    },
+    {
+      name: "raw: init --dev bash from a folder holding a conda package (replaces base's conda)",
+      tool: "conda_execute",
+      args: (w) => ({ argv: ["init", "--dev", "bash"], cwd: join(w.work, "fakesrc") }),
+      under: ["exec", "all"],
+    },
+    {
+      name: "conda_export --file through a dangling link to ~/.bash_profile",
+      tool: "conda_export",
+      args: () => ({ name: "victim", file: "dangling.yml" }),
+      under: ["write", "destructive", "all"],
+    },
+    {
+      name: "conda_export --file through a link to ~/.bashrc",
+      tool: "conda_export",
+      args: () => ({ name: "victim", file: "shell.yml" }),
+      under: ["destructive", "all"],
+    },
+    {
       name: "conda_env_config_vars_set plain variables writes",
       tool: "conda_env_config_vars_set",
       args: () => ({ name: "victim", vars: ["MY_FLAGS=-O2 -g", "MY_URL=https://x/?a=b&c=d"] }),
@@ -948,6 +1002,7 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     // Frozen by its owner (CEP 22).
     await makeEnv(join(envs, "icy"));
     await writeFile(join(envs, "icy", "conda-meta", "frozen"), "");
+    await writeFile(join(envs, "icy", "notes-untracked.txt"), "keep\n");
     await mkdir(join(envs, "plainfolder"), { recursive: true });
     await writeFile(join(envs, "plainfolder", "keep.txt"), "keep\n");
     await mkdir(join(work, "plain"), { recursive: true });
@@ -965,6 +1020,13 @@ describeRealConda("red team: hostile calls against the real conda, checked on di
     await symlink(world.base, join(work, "link-base"));
     await symlink(join(envs, "victim"), join(work, "link-victim"));
     await symlink(world.base, join(sandbox.home, "base-link"));
+    // Export names that lead to shell startup files: one missing, one there.
+    await symlink(join(sandbox.home, ".bash_profile"), join(work, "dangling.yml"));
+    await writeFile(join(sandbox.home, ".bashrc"), "# the user's own\n");
+    await symlink(join(sandbox.home, ".bashrc"), join(work, "shell.yml"));
+    // What `init --dev` takes for a conda source checkout.
+    await mkdir(join(work, "fakesrc", "conda"), { recursive: true });
+    await writeFile(join(work, "fakesrc", "conda", "__main__.py"), "");
     const yml = (text: string) =>
       `${text}\nchannels: [${world.channel}]\ndependencies: [tinyhello]\n`;
     await writeFile(join(work, "environment.yml"), yml("name: victim"));

@@ -139,6 +139,25 @@ describe("guardCall decides from conda's facts alone", () => {
     expect(withFile("creation", target("prefix", "missing"), ["A=a'b"])).toBe(false);
     expect(withFile("in_place", env, ["A=`id`"])).toBe(false);
     expect(set(["A=1"], target("prefix", "folder"))).toBe(false);
+    // A file whose variables could not be read (stdin, a pipe) is refused with the reason.
+    const unread = facts([env], {}, "Unknown: /dev/stdin is stdin");
+    expect(guardCall("in_place", unread, ALL)).toEqual({
+      allowed: false,
+      message: expect.stringContaining("/dev/stdin is stdin"),
+    });
+    expect(verdict("creation", { ...unread, targets: [target("prefix", "missing")] })).toBe(false);
+  });
+
+  test("rename and package --reset never touch a frozen environment, which conda lets them", () => {
+    const icy = target("prefix", "env", { is_frozen: true });
+    expect(verdict("rename", facts([icy, target("destination", "missing")]))).toBe(false);
+    expect(verdict("package", facts([icy], { reset: true }))).toBe(false);
+    expect(verdict("package", facts([target("prefix", "env")], { reset: true }))).toBe(true);
+  });
+
+  test("init never replaces base's conda with a source checkout (--dev)", () => {
+    expect(verdict("shell_setup", facts([], { dev: true }))).toBe(false);
+    expect(verdict("shell_setup", facts([], { reverse: true }))).toBe(true);
   });
 
   test("package builds only a tarball with a plain name", () => {
