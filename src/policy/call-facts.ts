@@ -63,7 +63,7 @@ const ParsedSchema = v.object({
   targets: v.array(TargetFactsSchema),
   /** conda's error while it worked out a target (a missing environment file, a bad name). */
   target_error: v.nullable(v.string()),
-  /** NAME=VALUE of each variable the environment files give (create, env create, env update). */
+  /** NAME=VALUE of each variable the environment files give (create, install, update, env create, env update). */
   file_variables: v.optional(v.array(v.string())),
 });
 

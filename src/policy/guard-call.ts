@@ -206,7 +206,7 @@ function guardPackage(target: TargetFacts, values: ParsedCallFacts["values"]): P
   }
   if (values.reset !== true) return ALLOWED;
   if (!target.exists) return refuse(`${where(target)} does not exist.`);
-  // conda checks frozen environments in install, remove and env update only.
+  // conda checks frozen environments in install, update, remove and env update only.
   return target.is_frozen === true
     ? refuse(`${where(target)} is frozen; conda package --reset would delete its files.`)
     : ALLOWED;
